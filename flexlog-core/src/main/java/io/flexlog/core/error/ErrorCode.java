@@ -1,0 +1,42 @@
+package io.flexlog.core.error;
+
+/**
+ * Codes of errors that cross the wire. Each maps to one typed exception on the client side (see
+ * {@link FlexLogException#fromWire(ErrorCode, String)}).
+ */
+public enum ErrorCode {
+  /** A malformed frame; the sender's connection is closed. */
+  PROTOCOL(1),
+  UNKNOWN_COLOR(2),
+  RECORD_TOO_LARGE(3),
+  /** The replica's log has no space left for the record. */
+  STORAGE_FULL(4),
+  /** The node is starting or recovering; retry later. */
+  NOT_READY(5),
+  TRIMMED(6),
+  /** The request named a shard that this node does not host. */
+  UNKNOWN_SHARD(7),
+  /** A bug or an I/O failure on the node; the message says which. */
+  INTERNAL(8),
+  INVALID_ARGUMENT(9);
+
+  private final int code;
+
+  ErrorCode(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  /** The code for a wire value; unknown values map to {@link #INTERNAL}. */
+  public static ErrorCode of(int code) {
+    for (ErrorCode value : values()) {
+      if (value.code == code) {
+        return value;
+      }
+    }
+    return INTERNAL;
+  }
+}

@@ -1,0 +1,33 @@
+package io.flexlog.core.protocol;
+
+import io.flexlog.core.error.ProtocolException;
+import io.netty.buffer.ByteBuf;
+
+/** Dispatches body validation by frame type, so handlers can trust the descriptor accessors. */
+public final class Frames {
+  private Frames() {}
+
+  /**
+   * Validates header and body of a complete frame.
+   *
+   * @throws ProtocolException naming the first problem found
+   */
+  public static void validate(ByteBuf frame) {
+    FrameDescriptor.validateHeader(frame);
+    byte type = FrameDescriptor.type(frame);
+    switch (type) {
+      case MessageType.APPEND -> AppendDescriptor.validate(frame);
+      case MessageType.APPEND_ACK -> AppendAckDescriptor.validate(frame);
+      case MessageType.ORDER_REQUEST -> OrderRequestDescriptor.validate(frame);
+      case MessageType.ORDER_RESPONSE -> OrderResponseDescriptor.validate(frame);
+      case MessageType.WATERMARK -> WatermarkDescriptor.validate(frame);
+      case MessageType.READ -> ReadDescriptor.validate(frame);
+      case MessageType.READ_RESPONSE -> ReadResponseDescriptor.validate(frame);
+      case MessageType.ERROR -> ErrorDescriptor.validate(frame);
+      case MessageType.METADATA_REQUEST -> MetadataDescriptor.validateRequest(frame);
+      case MessageType.METADATA_RESPONSE -> MetadataDescriptor.decodeResponse(frame);
+      case MessageType.HELLO -> HelloDescriptor.validate(frame);
+      default -> throw new ProtocolException("unknown frame type " + type);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.flexlog.core.protocol;
+
+/** Frame type codes. Values are part of the wire format: never renumber. */
+public final class MessageType {
+  /** Client to replica: store a record (see {@link AppendDescriptor}). */
+  public static final byte APPEND = 1;
+
+  /** Replica to client: the record is committed at an SN. */
+  public static final byte APPEND_ACK = 2;
+
+  /** Replica to sequencer: assign SNs to a batch of tokens. */
+  public static final byte ORDER_REQUEST = 3;
+
+  /** Sequencer to replica: the SNs of a batch of tokens. */
+  public static final byte ORDER_RESPONSE = 4;
+
+  /** Sequencer to replica: every SN up to the watermark is assigned. */
+  public static final byte WATERMARK = 5;
+
+  public static final byte READ = 6;
+  public static final byte READ_RESPONSE = 7;
+
+  /** Any node to its peer: a request failed. */
+  public static final byte ERROR = 8;
+
+  public static final byte METADATA_REQUEST = 9;
+  public static final byte METADATA_RESPONSE = 10;
+
+  /** Replica to sequencer, first frame: which replica node and shards this connection serves. */
+  public static final byte HELLO = 11;
+
+  private MessageType() {}
+
+  public static String name(byte type) {
+    return switch (type) {
+      case APPEND -> "APPEND";
+      case APPEND_ACK -> "APPEND_ACK";
+      case ORDER_REQUEST -> "ORDER_REQUEST";
+      case ORDER_RESPONSE -> "ORDER_RESPONSE";
+      case WATERMARK -> "WATERMARK";
+      case READ -> "READ";
+      case READ_RESPONSE -> "READ_RESPONSE";
+      case ERROR -> "ERROR";
+      case METADATA_REQUEST -> "METADATA_REQUEST";
+      case METADATA_RESPONSE -> "METADATA_RESPONSE";
+      case HELLO -> "HELLO";
+      default -> "UNKNOWN(" + type + ")";
+    };
+  }
+}

@@ -1,0 +1,79 @@
+package io.flexlog.core.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * ORDER_REQUEST body: a replica asks the sequencer its shard is attached to for the SNs of a batch
+ * of tokens of one color. Every replica of a shard sends the same tokens; the sequencer
+ * deduplicates them.
+ *
+ * <pre>
+ *  +---------------------------------------------------------------+
+ *  |                        color id (4)                           |
+ *  +---------------------------------------------------------------+
+ *  |                        shard id (4)                           |
+ *  +---------------------------------------------------------------+
+ *  |                    replica node id (4)                        |
+ *  +---------------------------------------------------------------+
+ *  |                       token count n (4)                       |
+ *  +---------------------------------------------------------------+
+ *  |  n x { token session id (8), token sequence (8) }             |
+ * </pre>
+ */
+public final class OrderRequestDescriptor {
+  public static final int COLOR_OFFSET = 0;
+  public static final int SHARD_OFFSET = 4;
+  public static final int REPLICA_OFFSET = 8;
+  public static final int COUNT_OFFSET = 12;
+  public static final int TOKENS_OFFSET = 16;
+  public static final int TOKEN_LENGTH = 16;
+
+  private OrderRequestDescriptor() {}
+
+  /** Writes the header; the caller then writes {@code count} tokens with {@link #writeToken}. */
+  public static ByteBuf encodeHeader(
+      ByteBufAllocator alloc, int colorId, int shardId, int replicaNodeId, int count) {
+    int bodyLength = TOKENS_OFFSET + count * TOKEN_LENGTH;
+    ByteBuf buf = FrameDescriptor.allocate(alloc, MessageType.ORDER_REQUEST, 0L, bodyLength);
+    buf.writeInt(colorId);
+    buf.writeInt(shardId);
+    buf.writeInt(replicaNodeId);
+    buf.writeInt(count);
+    return buf;
+  }
+
+  public static void writeToken(ByteBuf buf, long session, long sequence) {
+    buf.writeLong(session);
+    buf.writeLong(sequence);
+  }
+
+  public static void validate(ByteBuf frame) {
+    Bodies.requireAtLeast(frame, "ORDER_REQUEST", TOKENS_OFFSET);
+    Bodies.requireCount(frame, "ORDER_REQUEST", COUNT_OFFSET, TOKENS_OFFSET, TOKEN_LENGTH);
+  }
+
+  public static int colorId(ByteBuf frame) {
+    return frame.getInt(FrameDescriptor.body(frame) + COLOR_OFFSET);
+  }
+
+  public static int shardId(ByteBuf frame) {
+    return frame.getInt(FrameDescriptor.body(frame) + SHARD_OFFSET);
+  }
+
+  public static int replicaNodeId(ByteBuf frame) {
+    return frame.getInt(FrameDescriptor.body(frame) + REPLICA_OFFSET);
+  }
+
+  public static int count(ByteBuf frame) {
+    return frame.getInt(FrameDescriptor.body(frame) + COUNT_OFFSET);
+  }
+
+  public static long tokenSession(ByteBuf frame, int index) {
+    return frame.getLong(FrameDescriptor.body(frame) + TOKENS_OFFSET + index * TOKEN_LENGTH);
+  }
+
+  public static long tokenSequence(ByteBuf frame, int index) {
+    return frame.getLong(FrameDescriptor.body(frame) + TOKENS_OFFSET + index * TOKEN_LENGTH + 8);
+  }
+}

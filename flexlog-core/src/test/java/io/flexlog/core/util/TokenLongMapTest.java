@@ -1,0 +1,51 @@
+package io.flexlog.core.util;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class TokenLongMapTest {
+  private record Key(long hi, long lo) {}
+
+  @Test
+  void shouldBehaveLikeAHashMapUnderRandomOperations() {
+    TokenLongMap map = new TokenLongMap(4, -1L);
+    Map<Key, Long> model = new HashMap<>();
+    Random random = new Random(42);
+    for (int step = 0; step < 200_000; step++) {
+      Key key = new Key(random.nextInt(64), random.nextInt(64));
+      switch (random.nextInt(3)) {
+        case 0 -> {
+          long value = random.nextLong() & Long.MAX_VALUE;
+          Long previous = model.put(key, value);
+          assertThat(map.put(key.hi, key.lo, value)).isEqualTo(previous == null ? -1L : previous);
+        }
+        case 1 -> {
+          Long previous = model.remove(key);
+          assertThat(map.remove(key.hi, key.lo)).isEqualTo(previous == null ? -1L : previous);
+        }
+        default -> {
+          Long value = model.get(key);
+          assertThat(map.get(key.hi, key.lo)).isEqualTo(value == null ? -1L : value);
+        }
+      }
+      assertThat(map.size()).isEqualTo(model.size());
+    }
+  }
+
+  @Test
+  void shouldForgetOldestInsertionsBeyondRetainLimit() {
+    TokenLongMap map = new TokenLongMap(4, -1L, 100);
+    for (int i = 0; i < 1000; i++) {
+      map.put(7, i, i);
+    }
+    assertThat(map.size()).isEqualTo(100);
+    assertThat(map.get(7, 899)).isEqualTo(-1L);
+    for (int i = 900; i < 1000; i++) {
+      assertThat(map.get(7, i)).isEqualTo(i);
+    }
+  }
+}
