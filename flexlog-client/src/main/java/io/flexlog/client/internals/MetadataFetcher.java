@@ -1,0 +1,135 @@
+package io.flexlog.client.internals;
+
+import io.flexlog.client.FlexLogConfig;
+import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.MetadataDescriptor;
+import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Asks the bootstrap servers, in order, for the cluster's metadata. Blocking; not on the loop. */
+final class MetadataFetcher {
+  private MetadataFetcher() {}
+
+  static Metadata fetch(EventLoopGroup group, FlexLogConfig config) {
+    List<String> failures = new ArrayList<>();
+    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+    for (String server : config.bootstrapServers()) {
+      long remainingNs = deadline - System.nanoTime();
+      if (remainingNs <= 0) {
+        break;
+      }
+      try {
+        return fetchFrom(group, server, remainingNs);
+      } catch (FlexLogException e) {
+        failures.add(server + ": " + e.getMessage());
+      }
+    }
+    throw new FlexLogTimeoutException(
+        "no bootstrap server answered within "
+            + config.connectTimeout().toMillis()
+            + " ms: "
+            + (failures.isEmpty() ? config.bootstrapServers() : failures));
+  }
+
+  private static Metadata fetchFrom(EventLoopGroup group, String server, long timeoutNs) {
+    String[] hostPort = FlexLogConfig.parseHostPort(server);
+    CompletableFuture<Metadata> result = new CompletableFuture<>();
+    Bootstrap bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(Transport.clientChannel())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Handler(result));
+                  }
+                });
+    Channel channel = null;
+    try {
+      channel = bootstrap.connect(hostPort[0], Integer.parseInt(hostPort[1])).sync().channel();
+      channel.writeAndFlush(MetadataDescriptor.encodeRequest(channel.alloc(), 1L));
+      return result.get(timeoutNs, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlexLogException("interrupted while fetching metadata from " + server);
+    } catch (TimeoutException e) {
+      throw new FlexLogTimeoutException("no metadata within the connect timeout");
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof FlexLogException f
+          ? f
+          : new FlexLogException(e.getCause().toString(), e.getCause());
+    } catch (Exception e) {
+      throw new FlexLogException("cannot connect: " + e.getMessage(), e);
+    } finally {
+      if (channel != null) {
+        channel.close();
+      }
+    }
+  }
+
+  private static final class Handler extends ChannelInboundHandlerAdapter {
+    private final CompletableFuture<Metadata> result;
+
+    Handler(CompletableFuture<Metadata> result) {
+      this.result = result;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf frame = (ByteBuf) msg;
+      try {
+        switch (FrameDescriptor.type(frame)) {
+          case MessageType.METADATA_RESPONSE ->
+              result.complete(MetadataDescriptor.decodeResponse(frame));
+          case MessageType.ERROR ->
+              result.completeExceptionally(
+                  FlexLogException.fromWire(
+                      ErrorDescriptor.code(frame), ErrorDescriptor.message(frame)));
+          default ->
+              result.completeExceptionally(
+                  new FlexLogException(
+                      "unexpected " + MessageType.name(FrameDescriptor.type(frame))));
+        }
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      result.completeExceptionally(new FlexLogException(cause.toString(), cause));
+      ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      result.completeExceptionally(new FlexLogException("connection closed before metadata"));
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package io.flexlog.client.internals;
+
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.FrameDecoder;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's connection to one node. Connects on first use and again after a failure; frames
+ * written while it is connecting are queued (bounded) and written once it is up, or dropped if the
+ * attempt fails, in which case the request's retry timer sends them again. Loop-confined.
+ */
+final class NodeConnection {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeConnection.class);
+  private static final int MAX_QUEUED = 4096;
+
+  final NodeAddress node;
+  private final Bootstrap bootstrap;
+  private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
+  private Channel channel;
+  private boolean connecting;
+  private boolean closed;
+  private boolean dirty;
+
+  NodeConnection(NodeAddress node, EventLoop loop, Supplier<ChannelHandler> handler) {
+    this.node = node;
+    this.bootstrap =
+        new Bootstrap()
+            .group(loop)
+            .channel(Transport.clientChannel())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), handler.get());
+                  }
+                });
+  }
+
+  void connect() {
+    if (closed || connecting || (channel != null && channel.isActive())) {
+      return;
+    }
+    connecting = true;
+    bootstrap
+        .connect(node.host(), node.port())
+        .addListener(
+            f -> {
+              connecting = false;
+              if (f.isSuccess()) {
+                channel = ((io.netty.channel.ChannelFuture) f).channel();
+                if (closed) {
+                  channel.close();
+                  return;
+                }
+                while (!queued.isEmpty()) {
+                  channel.write(queued.poll(), channel.voidPromise());
+                }
+                channel.flush();
+              } else {
+                LOG.debug("cannot reach node {} at {}: {}", node.id(), node.hostPort(), f.cause());
+                drop();
+              }
+            });
+  }
+
+  /** Writes a frame (ownership passes to this connection); sent on the next {@link #flush()}. */
+  void write(ByteBuf buf) {
+    if (channel != null && channel.isActive()) {
+      channel.write(buf, channel.voidPromise());
+      dirty = true;
+      return;
+    }
+    if (queued.size() >= MAX_QUEUED || closed) {
+      ReferenceCountUtil.release(buf);
+      return;
+    }
+    queued.add(buf);
+    connect();
+  }
+
+  void flush() {
+    if (dirty) {
+      dirty = false;
+      channel.flush();
+    }
+  }
+
+  boolean isConnected() {
+    return channel != null && channel.isActive();
+  }
+
+  private void drop() {
+    while (!queued.isEmpty()) {
+      ReferenceCountUtil.release(queued.poll());
+    }
+  }
+
+  void close() {
+    closed = true;
+    drop();
+    if (channel != null) {
+      channel.close();
+    }
+  }
+}

@@ -1,0 +1,186 @@
+package io.flexlog.replica.node;
+
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.replica.replication.OrderRequestBatch;
+import io.flexlog.replica.replication.ReplicaLimits;
+import io.flexlog.replica.replication.ReplicationEngine;
+import io.flexlog.replica.replication.SequencerGateway;
+import io.flexlog.replica.storage.LogStorage;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A replica node: serves appends and reads of the shards the topology places on it, on one Netty
+ * event loop that owns all of its state (the {@link ReplicationEngine}, the log, the sequencer
+ * links). The log is opened by the caller and closed by {@link #close()}.
+ *
+ * <pre>{@code
+ * try (ReplicaNode node = new ReplicaNode(config, topology, storage, registry)) {
+ *   node.start();
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class ReplicaNode implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaNode.class);
+
+  /**
+   * Where a replica node listens and what it enforces.
+   *
+   * @param nodeId this node's id in the topology
+   * @param bindHost the address to listen on (127.0.0.1 for local clusters)
+   * @param port the port, 0 for an ephemeral one (see {@link #port()})
+   */
+  public record Config(int nodeId, String bindHost, int port, ReplicaLimits limits) {}
+
+  private final Config config;
+  private final Topology topology;
+  private final LogStorage storage;
+  private final EventLoopGroup group;
+  private final EventLoop loop;
+  private final ReplicationEngine engine;
+  private final Int2ObjectHashMap<SequencerLink> linksBySequencer = new Int2ObjectHashMap<>();
+  private final Map<Integer, SequencerLink> linksByShard = new HashMap<>();
+  private Channel serverChannel;
+
+  public ReplicaNode(Config config, Topology topology, LogStorage storage, MeterRegistry registry) {
+    NodeAddress self = topology.node(config.nodeId());
+    if (self.kind() != NodeAddress.Kind.REPLICA) {
+      throw new IllegalArgumentException("node " + config.nodeId() + " is not a replica node");
+    }
+    this.config = config;
+    this.topology = topology;
+    this.storage = storage;
+    this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
+    this.loop = group.next();
+    this.engine =
+        new ReplicationEngine(
+            config.nodeId(), topology, storage, config.limits(), new Gateway(), loop, registry);
+  }
+
+  /** Recovers the log, starts listening and connects to the sequencers. */
+  public void start() throws InterruptedException {
+    run(engine::recover);
+    ServerBootstrap server =
+        new ServerBootstrap()
+            .group(group, group)
+            .channel(Transport.serverChannel())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            new FrameDecoder(Transport.MAX_FRAME_BYTES),
+                            new ReplicaServerHandler(engine));
+                  }
+                });
+    serverChannel = server.bind(config.bindHost(), config.port()).sync().channel();
+    run(this::connectSequencers);
+    LOG.info(
+        "replica node {} serving shards {} on {}:{}",
+        config.nodeId(),
+        java.util.Arrays.toString(engine.hostedShardIds()),
+        config.bindHost(),
+        port());
+  }
+
+  private void connectSequencers() {
+    Map<Integer, java.util.List<Integer>> shardsBySequencer = new HashMap<>();
+    for (int shardId : engine.hostedShardIds()) {
+      shardsBySequencer
+          .computeIfAbsent(engine.sequencerOf(shardId), k -> new java.util.ArrayList<>())
+          .add(shardId);
+    }
+    shardsBySequencer.forEach(
+        (sequencerId, shards) -> {
+          SequencerLink link =
+              new SequencerLink(
+                  config.nodeId(),
+                  topology.node(sequencerId),
+                  shards.stream().mapToInt(Integer::intValue).toArray(),
+                  engine,
+                  loop);
+          linksBySequencer.put(sequencerId, link);
+          shards.forEach(shard -> linksByShard.put(shard, link));
+          link.connect();
+        });
+  }
+
+  public int port() {
+    return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  }
+
+  /** True once every sequencer link is up; for tests and the dev cluster's readiness line. */
+  public boolean isConnected() {
+    try {
+      return loop.submit(
+              () -> linksBySequencer.values().stream().allMatch(SequencerLink::isConnected))
+          .get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      run(
+          () -> {
+            linksBySequencer.values().forEach(SequencerLink::close);
+            if (serverChannel != null) {
+              serverChannel.close();
+            }
+          });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    storage.close();
+    LOG.info("replica node {} stopped", config.nodeId());
+  }
+
+  private void run(Runnable task) throws InterruptedException {
+    try {
+      loop.submit(task).get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  private final class Gateway implements SequencerGateway {
+    @Override
+    public void send(OrderRequestBatch batch, int replicaNodeId) {
+      SequencerLink link = linksByShard.get(batch.shardId);
+      if (link != null) {
+        link.send(batch);
+      }
+    }
+
+    @Override
+    public void flush() {
+      linksBySequencer.values().forEach(SequencerLink::flush);
+    }
+  }
+}

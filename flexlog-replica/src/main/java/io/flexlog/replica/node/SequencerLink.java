@@ -1,0 +1,188 @@
+package io.flexlog.replica.node;
+
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.net.ConnectionErrors;
+import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.HelloDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.replica.replication.OrderRequestBatch;
+import io.flexlog.replica.replication.ReplicationEngine;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replica node's connection to one sequencer node: sends HELLO and order requests, delivers
+ * order responses and watermarks to the engine in arrival (FIFO) order, and reconnects with backoff
+ * when the connection breaks. Runs on the engine's event loop.
+ */
+final class SequencerLink {
+  private static final Logger LOG = LoggerFactory.getLogger(SequencerLink.class);
+  private static final long MIN_BACKOFF_MS = 50;
+  private static final long MAX_BACKOFF_MS = 1000;
+
+  private final int replicaNodeId;
+  private final NodeAddress sequencer;
+  private final int[] shardIds;
+  private final ReplicationEngine engine;
+  private final EventLoop loop;
+  private final Bootstrap bootstrap;
+  private Channel channel;
+  private long backoffMs = MIN_BACKOFF_MS;
+  private boolean closed;
+  private boolean everConnected;
+
+  SequencerLink(
+      int replicaNodeId,
+      NodeAddress sequencer,
+      int[] shardIds,
+      ReplicationEngine engine,
+      EventLoop loop) {
+    this.replicaNodeId = replicaNodeId;
+    this.sequencer = sequencer;
+    this.shardIds = shardIds;
+    this.engine = engine;
+    this.loop = loop;
+    this.bootstrap =
+        new Bootstrap()
+            .group(loop)
+            .channel(Transport.clientChannel())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Handler());
+                  }
+                });
+  }
+
+  void connect() {
+    loop.execute(this::attempt);
+  }
+
+  boolean isConnected() {
+    return channel != null && channel.isActive();
+  }
+
+  private void attempt() {
+    if (closed) {
+      return;
+    }
+    ChannelFuture future = bootstrap.connect(sequencer.host(), sequencer.port());
+    future.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            if (!closed) {
+              LOG.debug("sequencer {} unreachable: {}", sequencer.hostPort(), f.cause().toString());
+              scheduleReconnect();
+            }
+          }
+        });
+  }
+
+  private void scheduleReconnect() {
+    loop.schedule(this::attempt, backoffMs, TimeUnit.MILLISECONDS);
+    backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+  }
+
+  void send(OrderRequestBatch batch) {
+    if (!isConnected()) {
+      return;
+    }
+    ByteBuf buf =
+        OrderRequestDescriptor.encodeHeader(
+            channel.alloc(), batch.colorId, batch.shardId, replicaNodeId, batch.count());
+    for (int i = 0; i < batch.count(); i++) {
+      OrderRequestDescriptor.writeToken(buf, batch.session(i), batch.sequence(i));
+    }
+    channel.write(buf, channel.voidPromise());
+  }
+
+  void flush() {
+    if (channel != null) {
+      channel.flush();
+    }
+  }
+
+  void close() {
+    closed = true;
+    if (channel != null) {
+      channel.close();
+    }
+  }
+
+  private final class Handler extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      channel = ctx.channel();
+      backoffMs = MIN_BACKOFF_MS;
+      LOG.info(
+          "replica {} {} sequencer {} at {}",
+          replicaNodeId,
+          everConnected ? "reconnected to" : "connected to",
+          sequencer.id(),
+          sequencer.hostPort());
+      everConnected = true;
+      ctx.writeAndFlush(HelloDescriptor.encode(ctx.alloc(), replicaNodeId, shardIds));
+      engine.onSequencerLinkUp(sequencer.id());
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (channel == ctx.channel()) {
+        channel = null;
+      }
+      engine.onSequencerLinkLost(sequencer.id());
+      if (!closed) {
+        LOG.warn("replica {} lost sequencer {}; reconnecting", replicaNodeId, sequencer.id());
+        scheduleReconnect();
+      }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf frame = (ByteBuf) msg;
+      try {
+        switch (FrameDescriptor.type(frame)) {
+          case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
+          case MessageType.WATERMARK -> engine.onWatermark(frame);
+          case MessageType.ERROR ->
+              LOG.warn(
+                  "sequencer {} reports {}: {}",
+                  sequencer.id(),
+                  ErrorDescriptor.code(frame),
+                  ErrorDescriptor.message(frame));
+          default ->
+              LOG.warn(
+                  "unexpected {} from sequencer {}",
+                  MessageType.name(FrameDescriptor.type(frame)),
+                  sequencer.id());
+        }
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ConnectionErrors.closeOnError(ctx, cause, LOG);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package io.flexlog.replica.replication;
+
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.util.TokenLongMap;
+import io.netty.channel.Channel;
+import java.util.Arrays;
+
+/**
+ * Appends stored as pending on this replica and not yet committed: a pool of slots in parallel
+ * arrays, found by token. No allocation per append once the pool has grown to the in-flight count.
+ *
+ * <p>Not thread-safe: owned by the replica's event-loop thread.
+ */
+final class PendingAppends {
+  static final int NONE = -1;
+
+  private final TokenLongMap slotByToken = new TokenLongMap(1024, NONE);
+  private long[] tokenSession = new long[64];
+  private long[] tokenSequence = new long[64];
+  private long[] address = new long[64];
+  private int[] shard = new int[64];
+  private int[] color = new int[64];
+  private long[] sn = new long[64];
+  private Channel[] waiter = new Channel[64];
+  private long[] waiterRequestId = new long[64];
+  private int[] free = new int[64];
+  private int freeCount;
+  private int highWater;
+
+  int size() {
+    return slotByToken.size();
+  }
+
+  int find(long session, long sequence) {
+    return (int) slotByToken.get(session, sequence);
+  }
+
+  int add(long session, long sequence, long entryAddress, int shardId, int colorId) {
+    int slot = freeCount > 0 ? free[--freeCount] : nextSlot();
+    tokenSession[slot] = session;
+    tokenSequence[slot] = sequence;
+    address[slot] = entryAddress;
+    shard[slot] = shardId;
+    color[slot] = colorId;
+    sn[slot] = Sn.NONE;
+    waiter[slot] = null;
+    slotByToken.put(session, sequence, slot);
+    return slot;
+  }
+
+  private int nextSlot() {
+    if (highWater == tokenSession.length) {
+      int n = highWater * 2;
+      tokenSession = Arrays.copyOf(tokenSession, n);
+      tokenSequence = Arrays.copyOf(tokenSequence, n);
+      address = Arrays.copyOf(address, n);
+      shard = Arrays.copyOf(shard, n);
+      color = Arrays.copyOf(color, n);
+      sn = Arrays.copyOf(sn, n);
+      waiter = Arrays.copyOf(waiter, n);
+      waiterRequestId = Arrays.copyOf(waiterRequestId, n);
+      free = Arrays.copyOf(free, n);
+    }
+    return highWater++;
+  }
+
+  void remove(int slot) {
+    slotByToken.remove(tokenSession[slot], tokenSequence[slot]);
+    waiter[slot] = null;
+    free[freeCount++] = slot;
+  }
+
+  /** The client connection to acknowledge; a retry on another connection replaces it. */
+  void setWaiter(int slot, Channel channel, long requestId) {
+    waiter[slot] = channel;
+    waiterRequestId[slot] = requestId;
+  }
+
+  long tokenSession(int slot) {
+    return tokenSession[slot];
+  }
+
+  long tokenSequence(int slot) {
+    return tokenSequence[slot];
+  }
+
+  long address(int slot) {
+    return address[slot];
+  }
+
+  int shard(int slot) {
+    return shard[slot];
+  }
+
+  int color(int slot) {
+    return color[slot];
+  }
+
+  long sn(int slot) {
+    return sn[slot];
+  }
+
+  void setSn(int slot, long value) {
+    sn[slot] = value;
+  }
+
+  Channel waiter(int slot) {
+    return waiter[slot];
+  }
+
+  long waiterRequestId(int slot) {
+    return waiterRequestId[slot];
+  }
+
+  /** Visits every slot still waiting for its SN. */
+  void forEachUnassigned(SlotVisitor visitor) {
+    slotByToken.forEach(
+        (hi, lo, slot) -> {
+          if (sn[(int) slot] == Sn.NONE) {
+            visitor.accept((int) slot);
+          }
+        });
+  }
+
+  @FunctionalInterface
+  interface SlotVisitor {
+    void accept(int slot);
+  }
+}

@@ -1,0 +1,544 @@
+package io.flexlog.replica.replication;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MetadataDescriptor;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.ReadDescriptor;
+import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.core.util.TokenLongMap;
+import io.flexlog.replica.index.SnIndex;
+import io.flexlog.replica.storage.LogStorage;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replication protocol of one replica node (DESIGN §3.1–§3.3, paper Alg. 1): stores appends as
+ * pending, asks the sequencer for SNs, commits, acknowledges, and answers reads with the
+ * hold-or-decide rule of the watermarks.
+ *
+ * <p>Batching is natural: everything that arrives in one event-loop turn is written to the log,
+ * then {@link #endOfTurn()} flushes the log once, sends one ORDER_REQUEST per (shard, color),
+ * publishes the commits, answers reads that became decidable and flushes each touched connection
+ * once.
+ *
+ * <p>Threading: every method runs on the one event-loop thread given as {@code executor}; the
+ * network adapters ({@code ReplicaServerHandler}, {@code SequencerLink}) call in from it.
+ */
+public final class ReplicationEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicationEngine.class);
+
+  private final int nodeId;
+  private final Topology topology;
+  private final LogStorage storage;
+  private final ReplicaLimits limits;
+  private final SequencerGateway sequencers;
+  private final EventExecutor executor;
+
+  private final Int2ObjectHashMap<Shard> hostedShards = new Int2ObjectHashMap<>();
+  private final Long2ObjectHashMap<ColorLog> logs = new Long2ObjectHashMap<>();
+  private final List<ColorLog> logList = new ArrayList<>();
+  private final PendingAppends pending = new PendingAppends();
+  private final TokenLongMap committedTokens;
+  private final TokenLongMap earlyAssignments = new TokenLongMap(64, Sn.NONE);
+
+  private final Long2ObjectHashMap<OrderRequestBatch> batches = new Long2ObjectHashMap<>();
+  private final List<OrderRequestBatch> activeBatches = new ArrayList<>();
+  private int[] committedSlots = new int[64];
+  private int committedCount;
+  private final List<Channel> touched = new ArrayList<>();
+  private final List<HeldRead> held = new ArrayList<>();
+  private boolean endOfTurnScheduled;
+  private final Runnable endOfTurnTask = this::endOfTurn;
+
+  private final Counter appends;
+  private final Counter duplicateAppends;
+  private final DistributionSummary commitBatch;
+  private final Counter readsFound;
+  private final Counter readsAbsent;
+  private final Counter readsRetry;
+
+  public ReplicationEngine(
+      int nodeId,
+      Topology topology,
+      LogStorage storage,
+      ReplicaLimits limits,
+      SequencerGateway sequencers,
+      EventExecutor executor,
+      MeterRegistry registry) {
+    this.nodeId = nodeId;
+    this.topology = topology;
+    this.storage = storage;
+    this.limits = limits;
+    this.sequencers = sequencers;
+    this.executor = executor;
+    this.committedTokens = new TokenLongMap(1024, Sn.NONE, limits.dedupWindow());
+    for (Shard shard : topology.shardsOnReplica(nodeId)) {
+      hostedShards.put(shard.id(), shard);
+    }
+    String node = Integer.toString(nodeId);
+    appends = registry.counter("flexlog.replica.appends", "node", node);
+    duplicateAppends = registry.counter("flexlog.replica.appends.duplicate", "node", node);
+    commitBatch =
+        DistributionSummary.builder("flexlog.replica.commit.batch")
+            .tag("node", node)
+            .register(registry);
+    readsFound = registry.counter("flexlog.replica.reads", "node", node, "result", "found");
+    readsAbsent = registry.counter("flexlog.replica.reads", "node", node, "result", "absent");
+    readsRetry = registry.counter("flexlog.replica.reads", "node", node, "result", "retry");
+    Gauge.builder("flexlog.replica.pending", pending, PendingAppends::size)
+        .tag("node", node)
+        .register(registry);
+  }
+
+  /** The shards this node hosts, sorted by id. */
+  public int[] hostedShardIds() {
+    return hostedShards.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+  }
+
+  /**
+   * Rebuilds the index from the log: committed entries become readable, pending ones wait for their
+   * SN (re-requested when the sequencer link comes up). Call before serving.
+   */
+  public void recover() {
+    int[] counts = new int[2];
+    storage.recover(
+        (address, shardId, colorId, session, sequence, sn, length) -> {
+          if (!hostedShards.containsKey(shardId)) {
+            LOG.warn(
+                "log holds an entry of shard {} which node {} no longer hosts", shardId, nodeId);
+            return;
+          }
+          if (sn != Sn.NONE) {
+            log(shardId, colorId).index.add(sn, address);
+            committedTokens.put(session, sequence, sn);
+            counts[0]++;
+          } else {
+            pending.add(session, sequence, address, shardId, colorId);
+            counts[1]++;
+          }
+        });
+    LOG.info(
+        "replica {} recovered {} committed and {} pending entries ({} engine, {} durability)",
+        nodeId,
+        counts[0],
+        counts[1],
+        storage.engineName(),
+        storage.durability().configName());
+  }
+
+  // ---------------------------------------------------------------- client requests
+
+  public void onAppend(Channel channel, ByteBuf frame) {
+    long requestId = FrameDescriptor.requestId(frame);
+    long session = AppendDescriptor.tokenSession(frame);
+    long sequence = AppendDescriptor.tokenSequence(frame);
+    int colorId = AppendDescriptor.colorId(frame);
+    int shardId = AppendDescriptor.shardId(frame);
+    if (!checkAppend(channel, requestId, shardId, colorId, AppendDescriptor.payloadLength(frame))) {
+      return;
+    }
+    appends.increment();
+    long committedSn = committedTokens.get(session, sequence);
+    if (committedSn != Sn.NONE) {
+      duplicateAppends.increment();
+      writeAck(channel, requestId, session, sequence, committedSn, colorId);
+      return;
+    }
+    int slot = pending.find(session, sequence);
+    if (slot != PendingAppends.NONE) {
+      duplicateAppends.increment();
+      pending.setWaiter(slot, channel, requestId);
+      return;
+    }
+    long address =
+        storage.appendPending(shardId, colorId, session, sequence, AppendDescriptor.payload(frame));
+    if (address == LogStorage.NO_SPACE) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.STORAGE_FULL,
+          "replica " + nodeId + " has no log space left (" + storage.capacityBytes() + " bytes)");
+      return;
+    }
+    slot = pending.add(session, sequence, address, shardId, colorId);
+    pending.setWaiter(slot, channel, requestId);
+    long early = earlyAssignments.remove(session, sequence);
+    if (early != Sn.NONE) {
+      commit(slot, early);
+    } else {
+      batch(shardId, colorId).add(session, sequence);
+    }
+    scheduleEndOfTurn();
+  }
+
+  private boolean checkAppend(
+      Channel channel, long requestId, int shardId, int colorId, int length) {
+    Shard shard = hostedShards.get(shardId);
+    if (topology.color(colorId).isEmpty()) {
+      writeError(channel, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
+      return false;
+    }
+    if (shard == null) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.UNKNOWN_SHARD,
+          "replica node " + nodeId + " does not host shard " + shardId);
+      return false;
+    }
+    if (!topology.isInSubtree(shard.colorId(), colorId)) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.INVALID_ARGUMENT,
+          "shard " + shardId + " is not in the subtree of color id " + colorId);
+      return false;
+    }
+    if (length > limits.maxRecordBytes()) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.RECORD_TOO_LARGE,
+          "record of " + length + " bytes exceeds max.record.bytes=" + limits.maxRecordBytes());
+      return false;
+    }
+    return true;
+  }
+
+  public void onRead(Channel channel, ByteBuf frame) {
+    long requestId = FrameDescriptor.requestId(frame);
+    int colorId = ReadDescriptor.colorId(frame);
+    long sn = ReadDescriptor.sn(frame);
+    if (!tryAnswerRead(channel, requestId, colorId, sn, false)) {
+      HeldRead read = new HeldRead(channel, requestId, colorId, sn);
+      held.add(read);
+      read.timeout =
+          executor.schedule(() -> expire(read), limits.readHold().toNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  public void onMetadataRequest(Channel channel, ByteBuf frame) {
+    channel.writeAndFlush(
+        MetadataDescriptor.encodeResponse(
+            channel.alloc(), FrameDescriptor.requestId(frame), topology, limits.maxRecordBytes()));
+  }
+
+  /**
+   * Answers a read if it can be decided now.
+   *
+   * @param last answer RETRY instead of returning false
+   * @return true if an answer was written
+   */
+  private boolean tryAnswerRead(
+      Channel channel, long requestId, int colorId, long sn, boolean last) {
+    if (topology.color(colorId).isEmpty()) {
+      writeError(channel, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
+      return true;
+    }
+    boolean hosted = false;
+    boolean blind = false;
+    boolean decided = true;
+    long bound = Long.MAX_VALUE;
+    for (Shard shard : hostedShards.values()) {
+      if (!topology.isInSubtree(shard.colorId(), colorId)) {
+        continue;
+      }
+      hosted = true;
+      ColorLog log = log(shard.id(), colorId);
+      long address = log.index.address(sn);
+      if (address != SnIndex.NOT_FOUND) {
+        writeFound(channel, requestId, colorId, sn, address, log.committedThrough());
+        return true;
+      }
+      blind |= log.isBlind(sn);
+      decided &= sn <= log.committedThrough();
+      bound = Math.min(bound, log.committedThrough());
+    }
+    if (!hosted) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.UNKNOWN_SHARD,
+          "replica node " + nodeId + " hosts no shard of color id " + colorId);
+      return true;
+    }
+    if (decided && !blind) {
+      readsAbsent.increment();
+      writeReadStatus(channel, requestId, ReadResponseDescriptor.ABSENT, colorId, sn, bound);
+      return true;
+    }
+    if (blind || last) {
+      readsRetry.increment();
+      writeReadStatus(channel, requestId, ReadResponseDescriptor.RETRY, colorId, sn, bound);
+      return true;
+    }
+    return false;
+  }
+
+  private void expire(HeldRead read) {
+    if (held.remove(read)) {
+      tryAnswerRead(read.channel, read.requestId, read.colorId, read.sn, true);
+      read.channel.flush();
+    }
+  }
+
+  // ---------------------------------------------------------------- sequencer messages
+
+  public void onOrderResponse(ByteBuf frame) {
+    int colorId = OrderResponseDescriptor.colorId(frame);
+    int shardId = OrderResponseDescriptor.shardId(frame);
+    if (!hostedShards.containsKey(shardId)) {
+      LOG.warn("ORDER_RESPONSE for shard {} which node {} does not host", shardId, nodeId);
+      return;
+    }
+    int count = OrderResponseDescriptor.count(frame);
+    for (int i = 0; i < count; i++) {
+      long session = OrderResponseDescriptor.tokenSession(frame, i);
+      long sequence = OrderResponseDescriptor.tokenSequence(frame, i);
+      long sn = OrderResponseDescriptor.sn(frame, i);
+      int slot = pending.find(session, sequence);
+      if (slot != PendingAppends.NONE) {
+        if (pending.sn(slot) == Sn.NONE) {
+          commit(slot, sn);
+        }
+      } else if (committedTokens.get(session, sequence) == Sn.NONE) {
+        earlyAssignments.put(session, sequence, sn);
+        log(shardId, colorId).awaitRecord(sn);
+      }
+    }
+    scheduleEndOfTurn();
+  }
+
+  public void onWatermark(ByteBuf frame) {
+    int colorId = WatermarkDescriptor.colorId(frame);
+    long watermark = WatermarkDescriptor.watermark(frame);
+    for (Shard shard : hostedShards.values()) {
+      if (topology.isInSubtree(shard.colorId(), colorId)) {
+        log(shard.id(), colorId).onWatermark(watermark);
+      }
+    }
+    scheduleEndOfTurn();
+  }
+
+  /** The link to a sequencer came up: re-request SNs for every unassigned pending entry. */
+  public void onSequencerLinkUp(int sequencerId) {
+    pending.forEachUnassigned(
+        slot -> {
+          if (sequencerOf(pending.shard(slot)) == sequencerId) {
+            batch(pending.shard(slot), pending.color(slot))
+                .add(pending.tokenSession(slot), pending.tokenSequence(slot));
+          }
+        });
+    scheduleEndOfTurn();
+  }
+
+  /** The link to a sequencer broke: SNs assigned meanwhile may never reach this replica. */
+  public void onSequencerLinkLost(int sequencerId) {
+    for (ColorLog log : logList) {
+      if (sequencerOf(log.shardId) == sequencerId) {
+        log.onLinkLost();
+      }
+    }
+  }
+
+  /** The sequencer node the shard is attached to (the role of the shard's color). */
+  public int sequencerOf(int shardId) {
+    Shard shard = hostedShards.get(shardId);
+    return topology.color(shard.colorId()).orElseThrow().sequencerId();
+  }
+
+  // ---------------------------------------------------------------- the end of a turn
+
+  private void commit(int slot, long sn) {
+    storage.commit(pending.address(slot), sn);
+    pending.setSn(slot, sn);
+    if (committedCount == committedSlots.length) {
+      committedSlots = java.util.Arrays.copyOf(committedSlots, committedCount * 2);
+    }
+    committedSlots[committedCount++] = slot;
+  }
+
+  private void scheduleEndOfTurn() {
+    if (!endOfTurnScheduled) {
+      endOfTurnScheduled = true;
+      executor.execute(endOfTurnTask);
+    }
+  }
+
+  /**
+   * Makes the turn's writes durable, then lets them take effect: order requests go out only for
+   * entries that are durable, acks only for commits that are durable.
+   */
+  void endOfTurn() {
+    endOfTurnScheduled = false;
+    storage.flush();
+    sendOrderRequests();
+    publishCommits();
+    for (ColorLog log : logList) {
+      log.advance();
+    }
+    answerHeldReads();
+    for (Channel channel : touched) {
+      channel.flush();
+    }
+    touched.clear();
+  }
+
+  private void sendOrderRequests() {
+    if (activeBatches.isEmpty()) {
+      return;
+    }
+    for (OrderRequestBatch batch : activeBatches) {
+      sequencers.send(batch, nodeId);
+      batch.clear();
+    }
+    activeBatches.clear();
+    sequencers.flush();
+  }
+
+  private void publishCommits() {
+    if (committedCount > 0) {
+      commitBatch.record(committedCount);
+    }
+    for (int i = 0; i < committedCount; i++) {
+      int slot = committedSlots[i];
+      long sn = pending.sn(slot);
+      long session = pending.tokenSession(slot);
+      long sequence = pending.tokenSequence(slot);
+      ColorLog log = log(pending.shard(slot), pending.color(slot));
+      log.index.add(sn, pending.address(slot));
+      log.recordArrived(sn);
+      committedTokens.put(session, sequence, sn);
+      Channel waiter = pending.waiter(slot);
+      if (waiter != null) {
+        writeAck(waiter, pending.waiterRequestId(slot), session, sequence, sn, pending.color(slot));
+      }
+      pending.remove(slot);
+    }
+    committedCount = 0;
+  }
+
+  private void answerHeldReads() {
+    for (int i = held.size() - 1; i >= 0; i--) {
+      HeldRead read = held.get(i);
+      if (tryAnswerRead(read.channel, read.requestId, read.colorId, read.sn, false)) {
+        held.remove(i);
+        read.timeout.cancel(false);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private ColorLog log(int shardId, int colorId) {
+    long key = ((long) shardId << 32) | (colorId & 0xFFFF_FFFFL);
+    ColorLog log = logs.get(key);
+    if (log == null) {
+      log = new ColorLog(shardId, colorId);
+      logs.put(key, log);
+      logList.add(log);
+    }
+    return log;
+  }
+
+  private OrderRequestBatch batch(int shardId, int colorId) {
+    long key = ((long) shardId << 32) | (colorId & 0xFFFF_FFFFL);
+    OrderRequestBatch batch = batches.get(key);
+    if (batch == null) {
+      batch = new OrderRequestBatch(shardId, colorId);
+      batches.put(key, batch);
+    }
+    if (batch.count() == 0) {
+      activeBatches.add(batch);
+    }
+    return batch;
+  }
+
+  private void touch(Channel channel) {
+    if (!touched.contains(channel)) {
+      touched.add(channel);
+    }
+  }
+
+  private void writeAck(
+      Channel channel, long requestId, long session, long sequence, long sn, int colorId) {
+    channel.write(
+        AppendAckDescriptor.encode(
+            channel.alloc(), requestId, session, sequence, sn, colorId, nodeId),
+        channel.voidPromise());
+    touch(channel);
+    scheduleEndOfTurn();
+  }
+
+  private void writeFound(
+      Channel channel, long requestId, int colorId, long sn, long address, long bound) {
+    readsFound.increment();
+    ByteBuf payload = storage.payload(address);
+    channel.write(
+        ReadResponseDescriptor.encodeHeader(
+            channel.alloc(),
+            requestId,
+            ReadResponseDescriptor.FOUND,
+            colorId,
+            sn,
+            bound,
+            payload.readableBytes()),
+        channel.voidPromise());
+    channel.write(payload.retainedDuplicate(), channel.voidPromise());
+    touch(channel);
+    scheduleEndOfTurn();
+  }
+
+  private void writeReadStatus(
+      Channel channel, long requestId, byte status, int colorId, long sn, long bound) {
+    channel.write(
+        ReadResponseDescriptor.encodeHeader(
+            channel.alloc(), requestId, status, colorId, sn, bound, 0),
+        channel.voidPromise());
+    touch(channel);
+    scheduleEndOfTurn();
+  }
+
+  private void writeError(Channel channel, long requestId, ErrorCode code, String message) {
+    channel.write(
+        ErrorDescriptor.encode(channel.alloc(), requestId, code, message), channel.voidPromise());
+    touch(channel);
+    scheduleEndOfTurn();
+  }
+
+  /** A read that could not be decided yet, waiting for commits or watermarks or its timeout. */
+  private static final class HeldRead {
+    final Channel channel;
+    final long requestId;
+    final int colorId;
+    final long sn;
+    io.netty.util.concurrent.ScheduledFuture<?> timeout;
+
+    HeldRead(Channel channel, long requestId, int colorId, long sn) {
+      this.channel = channel;
+      this.requestId = requestId;
+      this.colorId = colorId;
+      this.sn = sn;
+    }
+  }
+}
