@@ -1,0 +1,112 @@
+package io.flexlog.server;
+
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Topology;
+import io.flexlog.replica.node.ReplicaNode;
+import io.flexlog.replica.replication.ReplicaLimits;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.LlplLogStorage;
+import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.sequencer.SequencerConfig;
+import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.server.config.DataSize;
+import io.flexlog.server.config.NodeSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.PrintStream;
+
+/** Starts sequencer and replica nodes from a topology and node settings. */
+public final class Nodes {
+  private Nodes() {}
+
+  public static SequencerNode startSequencer(
+      Topology topology, NodeSettings settings, int maxRecordBytes, MeterRegistry registry)
+      throws IOException {
+    NodeAddress self = topology.node(settings.nodeId());
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder()
+                .nodeId(self.id())
+                .host(self.host())
+                .port(self.port())
+                .dataDir(settings.dataDir())
+                .maxRecordBytes(maxRecordBytes)
+                .build(),
+            topology,
+            registry);
+    node.start();
+    return node;
+  }
+
+  public static ReplicaNode startReplica(
+      Topology topology,
+      NodeSettings settings,
+      int maxRecordBytes,
+      MeterRegistry registry,
+      PrintStream banner)
+      throws InterruptedException {
+    NodeAddress self = topology.node(settings.nodeId());
+    LogStorage storage = openStorage(settings, banner);
+    ReplicaNode node;
+    try {
+      node =
+          new ReplicaNode(
+              new ReplicaNode.Config(
+                  self.id(),
+                  self.host(),
+                  self.port(),
+                  new ReplicaLimits(
+                      maxRecordBytes, settings.readHold(), ReplicaLimits.DEFAULT_DEDUP_WINDOW)),
+              topology,
+              storage,
+              registry);
+    } catch (RuntimeException e) {
+      storage.close();
+      throw e;
+    }
+    node.start();
+    return node;
+  }
+
+  /**
+   * Opens the replica's log. {@code auto} picks llpl where libpmemobj loads and the durability mode
+   * can be honoured in this process, else the mapped-file engine, saying why in one line.
+   */
+  public static LogStorage openStorage(NodeSettings settings, PrintStream banner) {
+    String engine = settings.engine();
+    if (NodeSettings.AUTO.equals(engine)) {
+      engine = StorageEngines.defaultEngine();
+      String notice = StorageEngines.fallbackNotice();
+      if (notice != null) {
+        banner.println("notice: " + notice);
+      } else if (settings.durability() == DurabilityMode.PROCESS && !pmemForced()) {
+        engine = StorageEngines.MAPPED;
+        banner.println(
+            "notice: storage engine 'mapped' instead of 'llpl': durability=process needs "
+                + LlplLogStorage.PMEM_FORCE_ENV
+                + "=1 in the environment (bin/flexlog sets it)");
+      }
+    }
+    LogStorage storage =
+        StorageEngines.open(
+            engine,
+            settings.dataDir(),
+            settings.pmBytes(),
+            settings.chunkBytes(),
+            settings.durability());
+    banner.printf(
+        "replica %d storage: engine=%s durability=%s pm-bytes=%s chunk-bytes=%s data=%s%n",
+        settings.nodeId(),
+        storage.engineName(),
+        storage.durability().configName(),
+        DataSize.format(settings.pmBytes()),
+        DataSize.format(settings.chunkBytes()),
+        settings.dataDir().toAbsolutePath());
+    return storage;
+  }
+
+  static boolean pmemForced() {
+    return "1".equals(System.getenv(LlplLogStorage.PMEM_FORCE_ENV));
+  }
+}

@@ -1,0 +1,65 @@
+package io.flexlog.server.cli;
+
+import io.flexlog.core.error.FlexLogException;
+import java.util.ServiceLoader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code flexlog} command line. Exit codes: 0 success, 1 the operation failed (a hole, a
+ * timeout, a node error), 2 bad arguments.
+ */
+@Command(
+    name = "flexlog",
+    mixinStandardHelpOptions = true,
+    versionProvider = FlexLogCli.Version.class,
+    description = "FlexLog: a shared log for stateful serverless computing.",
+    subcommands = {
+      DevCommand.class,
+      SequencerCommand.class,
+      ReplicaCommand.class,
+      AppendCommand.class,
+      ReadCommand.class
+    })
+public final class FlexLogCli {
+  private static final java.util.Set<String> CLIENT_COMMANDS = java.util.Set.of("append", "read", "bench");
+
+  public static void main(String[] args) {
+    if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {
+      System.setProperty("flexlog.log.level", "WARN");
+    }
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with every subcommand, extensions included. */
+  public static CommandLine commandLine() {
+    CommandLine cmd = new CommandLine(new FlexLogCli());
+    for (CliExtension extension : ServiceLoader.load(CliExtension.class)) {
+      cmd.addSubcommand(extension.command());
+    }
+    cmd.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          if (e instanceof IllegalArgumentException) {
+            commandLine.getErr().println("flexlog: " + e.getMessage());
+            return CommandLine.ExitCode.USAGE;
+          }
+          if (e instanceof FlexLogException || e instanceof java.io.IOException) {
+            commandLine.getErr().println("flexlog: " + e.getMessage());
+            return CommandLine.ExitCode.SOFTWARE;
+          }
+          commandLine.getErr().println("flexlog: " + e);
+          e.printStackTrace(commandLine.getErr());
+          return CommandLine.ExitCode.SOFTWARE;
+        });
+    return cmd;
+  }
+
+  /** The version from the jar manifest, or "dev" when run from classes. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = FlexLogCli.class.getPackage().getImplementationVersion();
+      return new String[] {"FlexLog " + (version == null ? "dev" : version)};
+    }
+  }
+}

@@ -1,0 +1,19 @@
+package io.flexlog.server.cli;
+
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** Options shared by the commands that run one node of a multi-process cluster. */
+final class NodeOptions {
+  @Option(names = "--config", required = true, description = "The cluster file (YAML).")
+  Path config;
+
+  @Option(names = "--node-id", description = "This node's id (default: node.id in the file).")
+  Integer nodeId;
+
+  @Option(names = "--data", description = "Data directory (default: node.data-dir in the file).")
+  Path data;
+
+  @Option(names = "--metrics-port", description = "Serve Prometheus metrics on this port.")
+  Integer metricsPort;
+}

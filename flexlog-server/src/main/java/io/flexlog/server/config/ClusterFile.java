@@ -1,0 +1,278 @@
+package io.flexlog.server.config;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.flexlog.replica.replication.ReplicaLimits;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.StorageEngines;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * A cluster file: the cluster's nodes, colors and shards, and optionally the settings of the node
+ * that reads it. Every node of a cluster can read the same file and pick its own node with
+ * {@code --node-id}.
+ *
+ * <pre>{@code
+ * cluster:
+ *   max-record-bytes: 1MiB
+ *   nodes:
+ *     - {id: 0, kind: sequencer, host: 127.0.0.1, port: 7070}
+ *     - {id: 1, kind: replica, host: 127.0.0.1, port: 7071}
+ *   colors:
+ *     - {id: 0, name: global, sequencer: 0}
+ *   shards:
+ *     - {id: 0, color: global, replicas: [1, 2, 3]}
+ * node:
+ *   id: 1
+ *   data-dir: ./flexlog-data/replica-1
+ *   engine: auto            # auto | llpl | mapped
+ *   durability: process     # pmem | process | fsync
+ *   pm-bytes: 256MiB
+ *   chunk-bytes: 16MiB
+ *   read-hold-ms: 1
+ *   metrics-port: 0
+ * }</pre>
+ */
+public final class ClusterFile {
+  private static final Set<String> CLUSTER_KEYS =
+      Set.of("max-record-bytes", "nodes", "colors", "shards");
+  private static final Set<String> NODE_KEYS =
+      Set.of(
+          "id",
+          "data-dir",
+          "engine",
+          "durability",
+          "pm-bytes",
+          "chunk-bytes",
+          "read-hold-ms",
+          "metrics-port");
+
+  private final Path source;
+  private final Topology topology;
+  private final int maxRecordBytes;
+  private final Map<String, Object> node;
+
+  private ClusterFile(Path source, Topology topology, int maxRecordBytes, Map<String, Object> node) {
+    this.source = source;
+    this.topology = topology;
+    this.maxRecordBytes = maxRecordBytes;
+    this.node = node;
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the file and the key at fault
+   */
+  public static ClusterFile load(Path path) throws IOException {
+    Map<String, Object> root;
+    try (Reader reader = Files.newBufferedReader(path)) {
+      Object loaded = new Yaml(new SafeConstructor(new LoaderOptions())).load(reader);
+      if (!(loaded instanceof Map)) {
+        throw new IllegalArgumentException(path + ": expected a YAML mapping with 'cluster:'");
+      }
+      root = map(loaded, "top level");
+    } catch (org.yaml.snakeyaml.error.YAMLException e) {
+      throw new IllegalArgumentException(path + ": not valid YAML: " + e.getMessage());
+    }
+    try {
+      for (String key : root.keySet()) {
+        if (!key.equals("cluster") && !key.equals("node")) {
+          throw new IllegalArgumentException("unknown top-level key '" + key + "'");
+        }
+      }
+      Map<String, Object> cluster = map(root.get("cluster"), "cluster");
+      checkKeys(cluster, CLUSTER_KEYS, "cluster");
+      Topology topology = parseTopology(cluster);
+      int maxRecordBytes =
+          (int)
+              size(
+                  cluster.get("max-record-bytes"),
+                  "cluster.max-record-bytes",
+                  ReplicaLimits.DEFAULT_MAX_RECORD_BYTES);
+      Map<String, Object> node =
+          root.containsKey("node") ? map(root.get("node"), "node") : new HashMap<>();
+      checkKeys(node, NODE_KEYS, "node");
+      return new ClusterFile(path, topology, maxRecordBytes, node);
+    } catch (IllegalArgumentException | ClassCastException e) {
+      throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Topology parseTopology(Map<String, Object> cluster) {
+    List<NodeAddress> nodes = new ArrayList<>();
+    for (Object item : list(cluster.get("nodes"), "cluster.nodes")) {
+      Map<String, Object> n = map(item, "cluster.nodes[]");
+      String kind = string(n.get("kind"), "cluster.nodes[].kind").toUpperCase(Locale.ROOT);
+      if (!kind.equals("SEQUENCER") && !kind.equals("REPLICA")) {
+        throw new IllegalArgumentException(
+            "cluster.nodes[].kind: '" + n.get("kind") + "' is not sequencer or replica");
+      }
+      nodes.add(
+          new NodeAddress(
+              integer(n.get("id"), "cluster.nodes[].id"),
+              NodeAddress.Kind.valueOf(kind),
+              string(n.getOrDefault("host", "127.0.0.1"), "cluster.nodes[].host"),
+              integer(n.get("port"), "cluster.nodes[].port")));
+    }
+    List<Color> colors = new ArrayList<>();
+    Map<String, Integer> colorIds = new HashMap<>();
+    for (Object item : list(cluster.get("colors"), "cluster.colors")) {
+      Map<String, Object> c = map(item, "cluster.colors[]");
+      String name = string(c.get("name"), "cluster.colors[].name");
+      Object parent = c.get("parent");
+      int parentId =
+          parent == null
+              ? Color.NO_PARENT
+              : colorIds.getOrDefault(
+                  String.valueOf(parent),
+                  Integer.MIN_VALUE);
+      if (parentId == Integer.MIN_VALUE) {
+        throw new IllegalArgumentException(
+            "color '" + name + "': parent '" + parent + "' must be listed before it");
+      }
+      int id = integer(c.get("id"), "cluster.colors[].id");
+      colors.add(new Color(id, name, parentId, integer(c.get("sequencer"), "cluster.colors[].sequencer")));
+      colorIds.put(name, id);
+    }
+    List<Shard> shards = new ArrayList<>();
+    for (Object item : list(cluster.get("shards"), "cluster.shards")) {
+      Map<String, Object> s = map(item, "cluster.shards[]");
+      String colorName = string(s.get("color"), "cluster.shards[].color");
+      Integer colorId = colorIds.get(colorName);
+      if (colorId == null) {
+        throw new IllegalArgumentException("shard attached to unknown color '" + colorName + "'");
+      }
+      List<Integer> replicas = new ArrayList<>();
+      for (Object r : list(s.get("replicas"), "cluster.shards[].replicas")) {
+        replicas.add(integer(r, "cluster.shards[].replicas[]"));
+      }
+      shards.add(new Shard(integer(s.get("id"), "cluster.shards[].id"), colorId, replicas));
+    }
+    return new Topology(1, nodes, colors, shards);
+  }
+
+  public Path source() {
+    return source;
+  }
+
+  public Topology topology() {
+    return topology;
+  }
+
+  public int maxRecordBytes() {
+    return maxRecordBytes;
+  }
+
+  /**
+   * The settings of one node: the file's {@code node:} section, then the given overrides (null
+   * values mean "not given").
+   */
+  public NodeSettings nodeSettings(
+      Integer nodeId, Path dataDir, String engine, String durability, String pmBytes) {
+    int id =
+        nodeId != null ? nodeId : integer(node.get("id"), "node.id (or --node-id)");
+    topology.node(id);
+    Path dir =
+        dataDir != null
+            ? dataDir
+            : Path.of(string(node.getOrDefault("data-dir", "flexlog-data/node-" + id), "node.data-dir"));
+    String eng =
+        engine != null
+            ? engine
+            : string(node.getOrDefault("engine", NodeSettings.AUTO), "node.engine");
+    DurabilityMode mode =
+        DurabilityMode.parse(
+            durability != null
+                ? durability
+                : string(node.getOrDefault("durability", "process"), "node.durability"));
+    long pm =
+        pmBytes != null
+            ? DataSize.parse("--pm-bytes", pmBytes)
+            : size(node.get("pm-bytes"), "node.pm-bytes", NodeSettings.DEFAULT_PM_BYTES);
+    long chunk = size(node.get("chunk-bytes"), "node.chunk-bytes", defaultChunk(pm));
+    long holdMs = integer(node.getOrDefault("read-hold-ms", 1), "node.read-hold-ms");
+    int metricsPort = integer(node.getOrDefault("metrics-port", 0), "node.metrics-port");
+    return new NodeSettings(
+        id, dir, eng.toLowerCase(Locale.ROOT), mode, pm, chunk, Duration.ofMillis(holdMs), metricsPort);
+  }
+
+  /** Chunks of 16 MiB, smaller for small logs so that a log has at least four chunks. */
+  public static long defaultChunk(long pmBytes) {
+    long chunk = StorageEngines.DEFAULT_CHUNK_BYTES;
+    while (chunk > (1L << 20) && pmBytes / chunk < 4) {
+      chunk >>= 1;
+    }
+    return chunk;
+  }
+
+  // ---------------------------------------------------------------- YAML helpers
+
+  private static void checkKeys(Map<String, Object> map, Set<String> allowed, String where) {
+    for (String key : map.keySet()) {
+      if (!allowed.contains(key)) {
+        throw new IllegalArgumentException(
+            "unknown key '" + key + "' in " + where + " (known: " + allowed + ")");
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object value, String where) {
+    if (!(value instanceof Map)) {
+      throw new IllegalArgumentException(where + " must be a mapping");
+    }
+    return (Map<String, Object>) value;
+  }
+
+  private static List<?> list(Object value, String where) {
+    if (!(value instanceof List)) {
+      throw new IllegalArgumentException(where + " must be a list");
+    }
+    return (List<?>) value;
+  }
+
+  private static String string(Object value, String where) {
+    if (value == null) {
+      throw new IllegalArgumentException(where + " is missing");
+    }
+    return String.valueOf(value);
+  }
+
+  private static int integer(Object value, String where) {
+    if (value instanceof Integer i) {
+      return i;
+    }
+    if (value == null) {
+      throw new IllegalArgumentException(where + " is missing");
+    }
+    try {
+      return Integer.parseInt(String.valueOf(value).trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(where + ": '" + value + "' is not an integer");
+    }
+  }
+
+  private static long size(Object value, String where, long defaultValue) {
+    if (value == null) {
+      return defaultValue;
+    }
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    return DataSize.parse(where, String.valueOf(value));
+  }
+}
