@@ -1,0 +1,127 @@
+package io.flexlog.sequencer;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.error.ProtocolException;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.MetadataDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decoder-facing adapter of one connection: takes validated frames from {@code FrameDecoder},
+ * dispatches them to the {@link OrderingService} by type, answers refusals with ERROR frames and
+ * isolates failures (a broken connection is closed; no other connection notices).
+ *
+ * <p>One instance per connection; runs on the node's single event loop.
+ */
+final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(SequencerChannelHandler.class);
+
+  private final OrderingService service;
+  private final Topology topology;
+  private final int maxRecordBytes;
+  private ReplicaLink link;
+  private boolean closing;
+
+  SequencerChannelHandler(OrderingService service, Topology topology, int maxRecordBytes) {
+    this.service = service;
+    this.topology = topology;
+    this.maxRecordBytes = maxRecordBytes;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    link = new ReplicaLink(ctx.channel());
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf frame = (ByteBuf) msg;
+    try {
+      if (!closing) {
+        dispatch(ctx, frame);
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void dispatch(ChannelHandlerContext ctx, ByteBuf frame) {
+    byte type = FrameDescriptor.type(frame);
+    long requestId = FrameDescriptor.requestId(frame);
+    Rejection rejection =
+        switch (type) {
+          case MessageType.ORDER_REQUEST -> service.onOrderRequest(link, frame);
+          case MessageType.HELLO -> service.onHello(link, frame);
+          case MessageType.METADATA_REQUEST -> {
+            ctx.writeAndFlush(
+                MetadataDescriptor.encodeResponse(
+                    ctx.alloc(), requestId, topology, maxRecordBytes));
+            yield null;
+          }
+          default -> {
+            closeWithProtocolError(
+                ctx, "a sequencer does not accept " + MessageType.name(type) + " frames");
+            yield null;
+          }
+        };
+    if (rejection != null) {
+      ctx.writeAndFlush(
+          ErrorDescriptor.encode(ctx.alloc(), requestId, rejection.code(), rejection.message()));
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    service.onDisconnect(link);
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (closing) {
+      return;
+    }
+    ProtocolException protocol = protocolCause(cause);
+    if (protocol != null) {
+      closeWithProtocolError(ctx, protocol.getMessage());
+    } else if (cause instanceof IOException) {
+      closing = true;
+      LOG.debug("connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+      ctx.close();
+    } else {
+      closing = true;
+      LOG.warn("closing connection from {} after an unexpected error", remote(ctx), cause);
+      ctx.close();
+    }
+  }
+
+  // The peer broke the protocol: tell it why (best effort), then drop only this connection.
+  private void closeWithProtocolError(ChannelHandlerContext ctx, String problem) {
+    closing = true;
+    LOG.warn("closing connection from {}: protocol violation: {}", remote(ctx), problem);
+    ctx.writeAndFlush(ErrorDescriptor.encode(ctx.alloc(), 0L, ErrorCode.PROTOCOL, problem))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private static ProtocolException protocolCause(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof ProtocolException p) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private static Object remote(ChannelHandlerContext ctx) {
+    return ctx.channel().remoteAddress();
+  }
+}
