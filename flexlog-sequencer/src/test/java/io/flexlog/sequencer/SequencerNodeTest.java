@@ -311,7 +311,26 @@ class SequencerNodeTest {
         .extracting(Entry::sn)
         .containsExactly(Sn.of(startEpoch, 1), Sn.of(startEpoch, 2), Sn.of(startEpoch + 1, 1));
     assertThat(node.epoch()).isEqualTo(startEpoch + 1);
+    assertThat(meters.get(SequencerMetrics.EPOCH).gauge().value()).isEqualTo(startEpoch + 1);
     assertThat(Files.readString(dataDir.resolve("epoch"))).isEqualTo((startEpoch + 1) + "\n");
+  }
+
+  @Test
+  void shouldReportAPortInUseAndStayClosed() throws Exception {
+    SequencerNode running = startNode();
+    SequencerConfig clash =
+        SequencerConfig.builder()
+            .nodeId(0)
+            .dataDir(dataDir.resolve("other"))
+            .port(running.port())
+            .build();
+    SequencerNode node = new SequencerNode(clash, TOPOLOGY, new SimpleMeterRegistry());
+
+    assertThatThrownBy(node::start)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("cannot bind 127.0.0.1:" + running.port());
+    node.close();
+    assertThatThrownBy(node::start).isInstanceOf(IllegalStateException.class);
   }
 
   @Test
