@@ -107,7 +107,9 @@ public final class SequencerNode implements AutoCloseable {
     try {
       bind();
     } catch (IOException | RuntimeException e) {
+      // A node that failed to start is spent: close() has nothing left to release.
       shutdownGroup();
+      closed = true;
       throw e;
     }
     LOG.info(
