@@ -320,7 +320,22 @@ public final class ClientCore implements AutoCloseable {
       default -> {
         read.retries++;
         read.replicaCursor[shardIndex]++;
-        sendRead(read, shardIndex);
+        int replicas = read.shards.get(shardIndex).replicaNodeIds().size();
+        if (read.retries < replicas) {
+          sendRead(read, shardIndex);
+        } else {
+          // Every replica asked once could not decide: back off, 1 ms doubling to 50 ms.
+          long delayUs = Math.min(50_000, 1000L << Math.min(6, read.retries / replicas - 1));
+          loop.schedule(
+              () -> {
+                if (!read.future.isDone()) {
+                  sendRead(read, shardIndex);
+                  flushDirty();
+                }
+              },
+              delayUs,
+              TimeUnit.MICROSECONDS);
+        }
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.flexlog.replica.replication;
 
+import io.flexlog.core.model.Sn;
 import io.flexlog.replica.index.SnIndex;
 import java.util.Arrays;
 
@@ -33,7 +34,12 @@ final class ColorLog {
 
   private int blindCount;
   private boolean linkLost = true;
-  private long lostAt;
+
+  /**
+   * Epochs start at 1 (the sequencer's epoch store never issues epoch 0), so nothing at or below
+   * {@code Sn.of(1, 0)} can have been missed: those SNs are holes by construction.
+   */
+  private long lostAt = Sn.of(1, 0);
 
   ColorLog(int shardId, int colorId) {
     this.shardId = shardId;

@@ -7,10 +7,16 @@ import picocli.CommandLine.Option;
 
 /** Options of the commands that act as a client. */
 final class ClientOptions {
-  @Option(names = "--bootstrap", defaultValue = "127.0.0.1:7070", description = "host:port of any node (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--bootstrap",
+      defaultValue = "127.0.0.1:7070",
+      description = "host:port of any node (default: ${DEFAULT-VALUE}).")
   String bootstrap;
 
-  @Option(names = "--timeout-ms", defaultValue = "10000", description = "Operation timeout in ms (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--timeout-ms",
+      defaultValue = "10000",
+      description = "Operation timeout in ms (default: ${DEFAULT-VALUE}).")
   long timeoutMs;
 
   FlexLog connect() {

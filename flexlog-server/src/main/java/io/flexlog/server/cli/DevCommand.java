@@ -18,22 +18,40 @@ import picocli.CommandLine.Option;
       "The sequencer listens on --port (the bootstrap address), the replicas on the next three."
     })
 final class DevCommand implements Callable<Integer> {
-  @Option(names = "--data", defaultValue = "flexlog-data", description = "Data directory (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--data",
+      defaultValue = "flexlog-data",
+      description = "Data directory (default: ${DEFAULT-VALUE}).")
   Path data;
 
-  @Option(names = "--port", defaultValue = "7070", description = "Bootstrap port (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--port",
+      defaultValue = "7070",
+      description = "Bootstrap port (default: ${DEFAULT-VALUE}).")
   int port;
 
-  @Option(names = "--engine", defaultValue = "auto", description = "Storage engine: auto, llpl or mapped (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--engine",
+      defaultValue = "auto",
+      description = "Storage engine: auto, llpl or mapped (default: ${DEFAULT-VALUE}).")
   String engine;
 
-  @Option(names = "--durability", defaultValue = "process", description = "pmem, process or fsync (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--durability",
+      defaultValue = "process",
+      description = "pmem, process or fsync (default: ${DEFAULT-VALUE}).")
   String durability;
 
-  @Option(names = "--pm-bytes", defaultValue = "256MiB", description = "Log capacity per replica (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--pm-bytes",
+      defaultValue = "256MiB",
+      description = "Log capacity per replica (default: ${DEFAULT-VALUE}).")
   String pmBytes;
 
-  @Option(names = "--metrics-port", defaultValue = "0", description = "Serve Prometheus metrics on this port (0: off).")
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "0",
+      description = "Serve Prometheus metrics on this port (0: off).")
   int metricsPort;
 
   @Override
@@ -43,7 +61,15 @@ final class DevCommand implements Callable<Integer> {
     }
     DurabilityMode mode = DurabilityMode.parse(durability);
     long pm = DataSize.parse("--pm-bytes", pmBytes);
-    new NodeSettings(0, data, engine, mode, pm, io.flexlog.server.config.ClusterFile.defaultChunk(pm), java.time.Duration.ofMillis(1), metricsPort);
+    new NodeSettings(
+        0,
+        data,
+        engine,
+        mode,
+        pm,
+        io.flexlog.server.config.ClusterFile.defaultChunk(pm),
+        java.time.Duration.ofMillis(1),
+        metricsPort);
     MetricsEndpoint metrics = new MetricsEndpoint(DevCluster.HOST, metricsPort);
     DevCluster cluster;
     try {

@@ -22,7 +22,8 @@ import picocli.CommandLine.Command;
       ReadCommand.class
     })
 public final class FlexLogCli {
-  private static final java.util.Set<String> CLIENT_COMMANDS = java.util.Set.of("append", "read", "bench");
+  private static final java.util.Set<String> CLIENT_COMMANDS =
+      java.util.Set.of("append", "read", "bench");
 
   public static void main(String[] args) {
     if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {

@@ -6,7 +6,8 @@ import java.util.concurrent.CountDownLatch;
 final class NodeRunner {
   private NodeRunner() {}
 
-  static void runUntilStopped(AutoCloseable node, String stoppedMessage) throws InterruptedException {
+  static void runUntilStopped(AutoCloseable node, String stoppedMessage)
+      throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

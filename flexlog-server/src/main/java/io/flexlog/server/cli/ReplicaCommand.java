@@ -34,10 +34,13 @@ final class ReplicaCommand implements Callable<Integer> {
         file.nodeSettings(options.nodeId, options.data, engine, durability, pmBytes);
     NodeAddress self = file.topology().node(settings.nodeId());
     if (self.kind() != NodeAddress.Kind.REPLICA) {
-      throw new IllegalArgumentException("node " + self.id() + " is not a replica in " + options.config);
+      throw new IllegalArgumentException(
+          "node " + self.id() + " is not a replica in " + options.config);
     }
     MetricsEndpoint metrics =
-        new MetricsEndpoint(self.host(), options.metricsPort != null ? options.metricsPort : settings.metricsPort());
+        new MetricsEndpoint(
+            self.host(),
+            options.metricsPort != null ? options.metricsPort : settings.metricsPort());
     ReplicaNode node =
         Nodes.startReplica(
             file.topology(), settings, file.maxRecordBytes(), metrics.registry(), System.out);

@@ -23,14 +23,22 @@ final class SequencerCommand implements Callable<Integer> {
     NodeSettings settings = file.nodeSettings(options.nodeId, options.data, null, null, null);
     NodeAddress self = file.topology().node(settings.nodeId());
     if (self.kind() != NodeAddress.Kind.SEQUENCER) {
-      throw new IllegalArgumentException("node " + self.id() + " is not a sequencer in " + options.config);
+      throw new IllegalArgumentException(
+          "node " + self.id() + " is not a sequencer in " + options.config);
     }
     MetricsEndpoint metrics =
-        new MetricsEndpoint(self.host(), options.metricsPort != null ? options.metricsPort : settings.metricsPort());
+        new MetricsEndpoint(
+            self.host(),
+            options.metricsPort != null ? options.metricsPort : settings.metricsPort());
     SequencerNode node =
         Nodes.startSequencer(file.topology(), settings, file.maxRecordBytes(), metrics.registry());
     System.out.println(
-        "FlexLog sequencer " + self.id() + " ready on " + self.hostPort() + " epoch=" + node.epoch());
+        "FlexLog sequencer "
+            + self.id()
+            + " ready on "
+            + self.hostPort()
+            + " epoch="
+            + node.epoch());
     System.out.flush();
     NodeRunner.runUntilStopped(
         () -> {

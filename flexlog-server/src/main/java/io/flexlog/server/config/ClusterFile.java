@@ -24,8 +24,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * A cluster file: the cluster's nodes, colors and shards, and optionally the settings of the node
- * that reads it. Every node of a cluster can read the same file and pick its own node with
- * {@code --node-id}.
+ * that reads it. Every node of a cluster can read the same file and pick its own node with {@code
+ * --node-id}.
  *
  * <pre>{@code
  * cluster:
@@ -67,7 +67,8 @@ public final class ClusterFile {
   private final int maxRecordBytes;
   private final Map<String, Object> node;
 
-  private ClusterFile(Path source, Topology topology, int maxRecordBytes, Map<String, Object> node) {
+  private ClusterFile(
+      Path source, Topology topology, int maxRecordBytes, Map<String, Object> node) {
     this.source = source;
     this.topology = topology;
     this.maxRecordBytes = maxRecordBytes;
@@ -137,15 +138,14 @@ public final class ClusterFile {
       int parentId =
           parent == null
               ? Color.NO_PARENT
-              : colorIds.getOrDefault(
-                  String.valueOf(parent),
-                  Integer.MIN_VALUE);
+              : colorIds.getOrDefault(String.valueOf(parent), Integer.MIN_VALUE);
       if (parentId == Integer.MIN_VALUE) {
         throw new IllegalArgumentException(
             "color '" + name + "': parent '" + parent + "' must be listed before it");
       }
       int id = integer(c.get("id"), "cluster.colors[].id");
-      colors.add(new Color(id, name, parentId, integer(c.get("sequencer"), "cluster.colors[].sequencer")));
+      colors.add(
+          new Color(id, name, parentId, integer(c.get("sequencer"), "cluster.colors[].sequencer")));
       colorIds.put(name, id);
     }
     List<Shard> shards = new ArrayList<>();
@@ -183,13 +183,13 @@ public final class ClusterFile {
    */
   public NodeSettings nodeSettings(
       Integer nodeId, Path dataDir, String engine, String durability, String pmBytes) {
-    int id =
-        nodeId != null ? nodeId : integer(node.get("id"), "node.id (or --node-id)");
+    int id = nodeId != null ? nodeId : integer(node.get("id"), "node.id (or --node-id)");
     topology.node(id);
     Path dir =
         dataDir != null
             ? dataDir
-            : Path.of(string(node.getOrDefault("data-dir", "flexlog-data/node-" + id), "node.data-dir"));
+            : Path.of(
+                string(node.getOrDefault("data-dir", "flexlog-data/node-" + id), "node.data-dir"));
     String eng =
         engine != null
             ? engine
@@ -207,7 +207,14 @@ public final class ClusterFile {
     long holdMs = integer(node.getOrDefault("read-hold-ms", 1), "node.read-hold-ms");
     int metricsPort = integer(node.getOrDefault("metrics-port", 0), "node.metrics-port");
     return new NodeSettings(
-        id, dir, eng.toLowerCase(Locale.ROOT), mode, pm, chunk, Duration.ofMillis(holdMs), metricsPort);
+        id,
+        dir,
+        eng.toLowerCase(Locale.ROOT),
+        mode,
+        pm,
+        chunk,
+        Duration.ofMillis(holdMs),
+        metricsPort);
   }
 
   /** Chunks of 16 MiB, smaller for small logs so that a log has at least four chunks. */

@@ -19,9 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An embedded cluster in one process on 127.0.0.1: one sequencer (node 0, color {@code global})
- * on {@code port} and one shard of three replicas (nodes 1-3) on the next three ports, with data
- * under {@code dataDir}. Restarting on the same directory keeps every record.
+ * An embedded cluster in one process on 127.0.0.1: one sequencer (node 0, color {@code global}) on
+ * {@code port} and one shard of three replicas (nodes 1-3) on the next three ports, with data under
+ * {@code dataDir}. Restarting on the same directory keeps every record.
  */
 public final class DevCluster implements AutoCloseable {
   public static final String HOST = "127.0.0.1";
@@ -62,7 +62,10 @@ public final class DevCluster implements AutoCloseable {
     int maxRecordBytes = ReplicaLimits.DEFAULT_MAX_RECORD_BYTES;
     SequencerNode sequencer =
         Nodes.startSequencer(
-            topology, settings(options, 0, options.dataDir().resolve("sequencer-0")), maxRecordBytes, registry);
+            topology,
+            settings(options, 0, options.dataDir().resolve("sequencer-0")),
+            maxRecordBytes,
+            registry);
     List<ReplicaNode> replicas = new ArrayList<>();
     DevCluster cluster = new DevCluster(topology, sequencer, replicas);
     try {
