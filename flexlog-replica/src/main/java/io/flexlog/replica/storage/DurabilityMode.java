@@ -8,8 +8,8 @@ import java.util.Locale;
  * <ul>
  *   <li>{@link #PMEM}: flushed to the persistence domain. On real PM/DAX that is the CPU cache
  *       flush; on a plain file libpmem falls back to {@code msync}. Survives a machine crash.
- *   <li>{@link #PROCESS}: written into a shared mapping (llpl with {@code PMEM_IS_PMEM_FORCE=1},
- *       or a mapped file with no sync). Survives a crash of the process, not of the machine;
+ *   <li>{@link #PROCESS}: written into a shared mapping (llpl with {@code PMEM_IS_PMEM_FORCE=1}, or
+ *       a mapped file with no sync). Survives a crash of the process, not of the machine;
  *       replication covers machine loss, as with Kafka's default of not fsyncing.
  *   <li>{@link #FSYNC}: {@code msync}/{@code force} of the written range before acknowledging.
  *       Survives a machine crash.

@@ -47,8 +47,8 @@ public interface LogStorage extends AutoCloseable {
 
   /**
    * Replays every valid entry in append order, pending ones with {@code sn == 0}. Called once,
-   * before the first append; it also positions the writer after the last valid entry and erases
-   * any torn tail so that a later crash cannot resurrect it.
+   * before the first append; it also positions the writer after the last valid entry and erases any
+   * torn tail so that a later crash cannot resurrect it.
    */
   void recover(EntryVisitor visitor);
 
