@@ -1,0 +1,39 @@
+package io.flexlog.replica.storage;
+
+import io.netty.buffer.ByteBuf;
+import java.util.zip.CRC32C;
+
+/**
+ * The bytes of one chunk as the shared log logic ({@link ChunkLog}) sees them; each engine supplies
+ * the memory and its own flush. Offsets are relative to the chunk start; integers are
+ * little-endian. Implementations do no bounds checks beyond what the underlying memory does: the
+ * caller only passes offsets inside the chunk.
+ */
+interface ChunkMemory {
+  int size();
+
+  int getInt(int offset);
+
+  long getLong(int offset);
+
+  void putInt(int offset, int value);
+
+  /** One 8-byte store (aligned offsets cannot tear). */
+  void putLong(int offset, long value);
+
+  /**
+   * Copies {@code length} bytes of {@code src} from {@code srcIndex} without moving its indexes.
+   */
+  void copyIn(int offset, ByteBuf src, int srcIndex, int length);
+
+  /** Adds {@code length} bytes at {@code offset} to {@code crc}. */
+  void updateCrc(CRC32C crc, int offset, int length);
+
+  /** A read-only view (or, where the engine cannot map memory into a buffer, a copy). */
+  ByteBuf readOnlyView(int offset, int length);
+
+  void zero(int offset, int length);
+
+  /** Makes the range durable according to the engine's durability mode. */
+  void flush(int offset, int length);
+}

@@ -1,0 +1,10 @@
+package io.flexlog.replica.storage;
+
+import java.nio.file.Path;
+
+class MappedFileLogStorageContractTest extends LogStorageContractTest {
+  @Override
+  ChunkedLogStorage open(Path dir, int chunks, long chunkBytes) {
+    return MappedFileLogStorage.open(dir, chunks * chunkBytes, chunkBytes, DurabilityMode.PROCESS);
+  }
+}
