@@ -1,0 +1,253 @@
+package io.flexlog.core.protocol;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Topology;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Test-side model of every wire message: one record per frame type, holding the values a sender
+ * passes to the descriptor. {@link #encode} goes through the descriptor's encoder and {@link #read}
+ * through every one of its accessors, so {@code read(encode(m)).equals(m)} is a full round trip.
+ */
+sealed interface WireMessage {
+
+  /** The request id the frame carries; one-way messages carry 0. */
+  default long requestId() {
+    return 0L;
+  }
+
+  /** Encodes with the descriptor into one buffer that the caller owns. */
+  ByteBuf encode(ByteBufAllocator alloc);
+
+  /** Bytes with value equality, for payloads. */
+  record Bytes(byte[] value) {
+    static Bytes of(String ascii) {
+      return new Bytes(ascii.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Bytes b && Arrays.equals(value, b.value);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+      return ByteBufUtil.hexDump(value);
+    }
+  }
+
+  record TokenPair(long session, long sequence) {}
+
+  record OrderEntry(long session, long sequence, long sn) {}
+
+  record Append(
+      long requestId,
+      long tokenSession,
+      long tokenSequence,
+      int colorId,
+      int shardId,
+      Bytes payload)
+      implements WireMessage {
+    /** Only the part before the payload; the sender writes the payload as a second buffer. */
+    ByteBuf encodeHeader(ByteBufAllocator alloc) {
+      return AppendDescriptor.encodeHeader(
+          alloc, requestId, tokenSession, tokenSequence, colorId, shardId, payload.value().length);
+    }
+
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return encodeHeader(alloc).writeBytes(payload.value());
+    }
+  }
+
+  record AppendAck(
+      long requestId, long tokenSession, long tokenSequence, long sn, int colorId, int replicaId)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return AppendAckDescriptor.encode(
+          alloc, requestId, tokenSession, tokenSequence, sn, colorId, replicaId);
+    }
+  }
+
+  record OrderRequest(int colorId, int shardId, int replicaId, List<TokenPair> tokens)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      ByteBuf buf =
+          OrderRequestDescriptor.encodeHeader(alloc, colorId, shardId, replicaId, tokens.size());
+      for (TokenPair token : tokens) {
+        OrderRequestDescriptor.writeToken(buf, token.session(), token.sequence());
+      }
+      return buf;
+    }
+  }
+
+  record OrderResponse(int colorId, int shardId, List<OrderEntry> entries) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      ByteBuf buf = OrderResponseDescriptor.encodeHeader(alloc, colorId, shardId, entries.size());
+      for (OrderEntry entry : entries) {
+        OrderResponseDescriptor.writeEntry(buf, entry.session(), entry.sequence(), entry.sn());
+      }
+      return buf;
+    }
+  }
+
+  record Watermark(int colorId, long watermark) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return WatermarkDescriptor.encode(alloc, colorId, watermark);
+    }
+  }
+
+  record Read(long requestId, int colorId, long sn) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return ReadDescriptor.encode(alloc, requestId, colorId, sn);
+    }
+  }
+
+  record ReadResponse(long requestId, byte status, int colorId, long sn, long bound, Bytes payload)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return ReadResponseDescriptor.encodeHeader(
+              alloc, requestId, status, colorId, sn, bound, payload.value().length)
+          .writeBytes(payload.value());
+    }
+  }
+
+  record ErrorMessage(long requestId, ErrorCode code, String message) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return ErrorDescriptor.encode(alloc, requestId, code, message);
+    }
+  }
+
+  record MetadataRequest(long requestId) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return MetadataDescriptor.encodeRequest(alloc, requestId);
+    }
+  }
+
+  record MetadataResponse(long requestId, Topology topology, int maxRecordBytes)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return MetadataDescriptor.encodeResponse(alloc, requestId, topology, maxRecordBytes);
+    }
+  }
+
+  record Hello(int replicaId, List<Integer> shardIds) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return HelloDescriptor.encode(
+          alloc, replicaId, shardIds.stream().mapToInt(Integer::intValue).toArray());
+    }
+  }
+
+  /**
+   * Reads a validated frame through every accessor of its descriptor. Does not move the frame's
+   * indices and does not release it.
+   */
+  static WireMessage read(ByteBuf frame) {
+    long requestId = FrameDescriptor.requestId(frame);
+    byte type = FrameDescriptor.type(frame);
+    return switch (type) {
+      case MessageType.APPEND ->
+          new Append(
+              requestId,
+              AppendDescriptor.tokenSession(frame),
+              AppendDescriptor.tokenSequence(frame),
+              AppendDescriptor.colorId(frame),
+              AppendDescriptor.shardId(frame),
+              bytesOf(AppendDescriptor.payload(frame), AppendDescriptor.payloadLength(frame)));
+      case MessageType.APPEND_ACK ->
+          new AppendAck(
+              requestId,
+              AppendAckDescriptor.tokenSession(frame),
+              AppendAckDescriptor.tokenSequence(frame),
+              AppendAckDescriptor.sn(frame),
+              AppendAckDescriptor.colorId(frame),
+              AppendAckDescriptor.replicaNodeId(frame));
+      case MessageType.ORDER_REQUEST -> readOrderRequest(frame);
+      case MessageType.ORDER_RESPONSE -> readOrderResponse(frame);
+      case MessageType.WATERMARK ->
+          new Watermark(WatermarkDescriptor.colorId(frame), WatermarkDescriptor.watermark(frame));
+      case MessageType.READ ->
+          new Read(requestId, ReadDescriptor.colorId(frame), ReadDescriptor.sn(frame));
+      case MessageType.READ_RESPONSE ->
+          new ReadResponse(
+              requestId,
+              ReadResponseDescriptor.status(frame),
+              ReadResponseDescriptor.colorId(frame),
+              ReadResponseDescriptor.sn(frame),
+              ReadResponseDescriptor.bound(frame),
+              bytesOf(
+                  ReadResponseDescriptor.payload(frame),
+                  ReadResponseDescriptor.payloadLength(frame)));
+      case MessageType.ERROR ->
+          new ErrorMessage(requestId, ErrorDescriptor.code(frame), ErrorDescriptor.message(frame));
+      case MessageType.METADATA_REQUEST -> new MetadataRequest(requestId);
+      case MessageType.METADATA_RESPONSE -> {
+        MetadataDescriptor.Metadata metadata = MetadataDescriptor.decodeResponse(frame);
+        yield new MetadataResponse(requestId, metadata.topology(), metadata.maxRecordBytes());
+      }
+      case MessageType.HELLO ->
+          new Hello(
+              HelloDescriptor.replicaNodeId(frame),
+              Arrays.stream(HelloDescriptor.shardIds(frame)).boxed().toList());
+      default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
+    };
+  }
+
+  private static Bytes bytesOf(ByteBuf payloadView, int declaredLength) {
+    if (payloadView.readableBytes() != declaredLength) {
+      throw new AssertionError(
+          "payload view has " + payloadView.readableBytes() + " bytes, declared " + declaredLength);
+    }
+    return new Bytes(ByteBufUtil.getBytes(payloadView));
+  }
+
+  private static OrderRequest readOrderRequest(ByteBuf frame) {
+    int count = OrderRequestDescriptor.count(frame);
+    List<TokenPair> tokens = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      tokens.add(
+          new TokenPair(
+              OrderRequestDescriptor.tokenSession(frame, i),
+              OrderRequestDescriptor.tokenSequence(frame, i)));
+    }
+    return new OrderRequest(
+        OrderRequestDescriptor.colorId(frame),
+        OrderRequestDescriptor.shardId(frame),
+        OrderRequestDescriptor.replicaNodeId(frame),
+        tokens);
+  }
+
+  private static OrderResponse readOrderResponse(ByteBuf frame) {
+    int count = OrderResponseDescriptor.count(frame);
+    List<OrderEntry> entries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      entries.add(
+          new OrderEntry(
+              OrderResponseDescriptor.tokenSession(frame, i),
+              OrderResponseDescriptor.tokenSequence(frame, i),
+              OrderResponseDescriptor.sn(frame, i)));
+    }
+    return new OrderResponse(
+        OrderResponseDescriptor.colorId(frame), OrderResponseDescriptor.shardId(frame), entries);
+  }
+}
