@@ -57,6 +57,16 @@ public final class Topology {
             "color '" + color.name() + "' is placed on unknown sequencer " + color.sequencerId());
       }
     }
+    for (Color color : colorsById.values()) {
+      Color ancestor = color;
+      for (int depth = 0; !ancestor.isRoot(); depth++) {
+        if (depth == colorsById.size()) {
+          throw new IllegalArgumentException(
+              "color '" + color.name() + "' is its own ancestor: the color tree has a cycle");
+        }
+        ancestor = colorsById.get(ancestor.parentId());
+      }
+    }
     for (Shard shard : shards.values()) {
       if (!colorsById.containsKey(shard.colorId())) {
         throw new IllegalArgumentException(

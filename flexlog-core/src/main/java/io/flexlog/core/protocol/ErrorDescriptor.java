@@ -28,6 +28,9 @@ public final class ErrorDescriptor {
       ByteBufAllocator alloc, long requestId, ErrorCode code, String message) {
     byte[] text = message.getBytes(StandardCharsets.UTF_8);
     int length = Math.min(text.length, MAX_MESSAGE_BYTES);
+    while (length < text.length && (text[length] & 0xC0) == 0x80) {
+      length--; // never split a multi-byte character: back up to its first byte
+    }
     ByteBuf buf =
         FrameDescriptor.allocate(alloc, MessageType.ERROR, requestId, MESSAGE_OFFSET + length);
     buf.writeShort(code.code());
