@@ -68,6 +68,7 @@ public final class ReplicationEngine {
   private final List<Channel> touched = new ArrayList<>();
   private final List<HeldRead> held = new ArrayList<>();
   private boolean endOfTurnScheduled;
+  private boolean inEndOfTurn;
   private final Runnable endOfTurnTask = this::endOfTurn;
 
   private final Counter appends;
@@ -391,17 +392,27 @@ public final class ReplicationEngine {
    */
   void endOfTurn() {
     endOfTurnScheduled = false;
-    storage.flush();
-    sendOrderRequests();
-    publishCommits();
-    for (ColorLog log : logList) {
-      log.advance();
+    if (inEndOfTurn) {
+      // Re-entered from a flush that ran pending tasks: finish the outer turn, then run again.
+      scheduleEndOfTurn();
+      return;
     }
-    answerHeldReads();
-    for (Channel channel : touched) {
-      channel.flush();
+    inEndOfTurn = true;
+    try {
+      storage.flush();
+      sendOrderRequests();
+      publishCommits();
+      for (ColorLog log : logList) {
+        log.advance();
+      }
+      answerHeldReads();
+      for (int i = 0; i < touched.size(); i++) {
+        touched.get(i).flush();
+      }
+      touched.clear();
+    } finally {
+      inEndOfTurn = false;
     }
-    touched.clear();
   }
 
   private void sendOrderRequests() {

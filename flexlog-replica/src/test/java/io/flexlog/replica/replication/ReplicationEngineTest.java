@@ -1,0 +1,351 @@
+package io.flexlog.replica.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.ReadDescriptor;
+import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.StorageEngines;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The replica's protocol state machine, driven frame by frame on an embedded event loop: every task
+ * and end of turn runs when the test says so.
+ */
+class ReplicationEngineTest {
+  private static final int NODE = 1;
+  private static final int SHARD = 0;
+  private static final int GLOBAL = Color.GLOBAL_ID;
+  private static final long EPOCH_1 = Sn.of(1, 0);
+
+  @TempDir Path dir;
+  private final EmbeddedChannel client = new EmbeddedChannel();
+
+  /** The engine's own loop: the client channel's flush must not run engine tasks. */
+  private final EmbeddedChannel loop = new EmbeddedChannel();
+
+  private final List<long[]> orderRequests = new ArrayList<>();
+  private LogStorage storage;
+  private ReplicationEngine engine;
+
+  private static Topology topology() {
+    return new Topology(
+        1,
+        List.of(
+            new NodeAddress(0, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
+            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
+            new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3)),
+        List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, 0)),
+        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
+  }
+
+  @BeforeEach
+  void open() {
+    openEngine(1 << 20);
+  }
+
+  private void openEngine(int maxRecordBytes) {
+    storage =
+        StorageEngines.open(StorageEngines.MAPPED, dir, 4 << 20, 1 << 20, DurabilityMode.PROCESS);
+    SequencerGateway gateway =
+        new SequencerGateway() {
+          @Override
+          public void send(OrderRequestBatch batch, int replicaNodeId) {
+            for (int i = 0; i < batch.count(); i++) {
+              orderRequests.add(new long[] {batch.session(i), batch.sequence(i)});
+            }
+          }
+
+          @Override
+          public void flush() {}
+        };
+    engine =
+        new ReplicationEngine(
+            NODE,
+            topology(),
+            storage,
+            new ReplicaLimits(maxRecordBytes, Duration.ofMillis(1), 1000),
+            gateway,
+            loop.eventLoop(),
+            new SimpleMeterRegistry());
+    engine.recover();
+  }
+
+  @AfterEach
+  void close() {
+    loop.finishAndReleaseAll();
+    client.finishAndReleaseAll();
+    storage.close();
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private void append(long session, long sequence, String payload) {
+    byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+    ByteBuf header =
+        AppendDescriptor.encodeHeader(
+            ByteBufAllocator.DEFAULT, sequence, session, sequence, GLOBAL, SHARD, bytes.length);
+    ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
+    try {
+      engine.onAppend(client, frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+  }
+
+  private void orderResponse(long session, long sequence, long sn) {
+    ByteBuf frame =
+        OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
+    OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
+    try {
+      engine.onOrderResponse(frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+  }
+
+  private void watermark(long sn) {
+    ByteBuf frame = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, sn);
+    try {
+      engine.onWatermark(frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+  }
+
+  private void read(long requestId, long sn) {
+    ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, requestId, GLOBAL, sn);
+    try {
+      engine.onRead(client, frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+  }
+
+  /** The next complete frame the engine wrote to the client, or null. */
+  private ByteBuf nextFrame() {
+    client.flushOutbound();
+    ByteBuf first = client.readOutbound();
+    if (first == null) {
+      return null;
+    }
+    int length = first.getInt(first.readerIndex()) + 4;
+    if (first.readableBytes() >= length) {
+      return first;
+    }
+    ByteBuf whole = Unpooled.buffer(length);
+    whole.writeBytes(first);
+    first.release();
+    while (whole.readableBytes() < length) {
+      ByteBuf part = client.readOutbound();
+      whole.writeBytes(part);
+      part.release();
+    }
+    return whole;
+  }
+
+  // ------------------------------------------------------------------ tests
+
+  @Test
+  void shouldAckOnlyAfterTheSequencerAssignedTheSn() {
+    watermark(EPOCH_1);
+    append(7, 1, "a");
+    assertThat(orderRequests).hasSize(1);
+    assertThat(orderRequests.get(0)).containsExactly(7, 1);
+    assertThat(nextFrame()).isNull();
+
+    orderResponse(7, 1, EPOCH_1 + 1);
+    ByteBuf ack = nextFrame();
+    assertThat(FrameDescriptor.type(ack)).isEqualTo(MessageType.APPEND_ACK);
+    assertThat(AppendAckDescriptor.sn(ack)).isEqualTo(EPOCH_1 + 1);
+    assertThat(AppendAckDescriptor.replicaNodeId(ack)).isEqualTo(NODE);
+    ack.release();
+  }
+
+  @Test
+  void shouldCommitARecordWhoseOrderResponseArrivedFirst() {
+    watermark(EPOCH_1);
+    orderResponse(7, 1, EPOCH_1 + 1);
+    append(7, 1, "late record");
+    assertThat(orderRequests).isEmpty();
+    ByteBuf ack = nextFrame();
+    assertThat(AppendAckDescriptor.sn(ack)).isEqualTo(EPOCH_1 + 1);
+    ack.release();
+  }
+
+  @Test
+  void shouldAnswerARetriedAppendWithItsOriginalSnAndNoSecondEntry() {
+    watermark(EPOCH_1);
+    append(7, 1, "once");
+    orderResponse(7, 1, EPOCH_1 + 1);
+    nextFrame().release();
+    long used = storage.usedBytes();
+
+    append(7, 1, "once");
+    ByteBuf ack = nextFrame();
+    assertThat(AppendAckDescriptor.sn(ack)).isEqualTo(EPOCH_1 + 1);
+    ack.release();
+    assertThat(storage.usedBytes()).isEqualTo(used);
+    assertThat(orderRequests).hasSize(1);
+  }
+
+  @Test
+  void shouldServeACommittedRecordAndCallAnUnassignedSnBelowTheWatermarkAHole() {
+    watermark(EPOCH_1);
+    append(7, 1, "payload");
+    orderResponse(7, 1, EPOCH_1 + 1);
+    watermark(EPOCH_1 + 1);
+    nextFrame().release();
+
+    read(100, EPOCH_1 + 1);
+    ByteBuf found = nextFrame();
+    assertThat(ReadResponseDescriptor.status(found)).isEqualTo(ReadResponseDescriptor.FOUND);
+    assertThat(ByteBufUtil.getBytes(ReadResponseDescriptor.payload(found)))
+        .isEqualTo("payload".getBytes(StandardCharsets.UTF_8));
+    found.release();
+
+    read(101, Sn.of(0, 5));
+    ByteBuf absent = nextFrame();
+    assertThat(ReadResponseDescriptor.status(absent)).isEqualTo(ReadResponseDescriptor.ABSENT);
+    absent.release();
+  }
+
+  @Test
+  void shouldBeBlindBelowTheFirstWatermarkItEverSaw() {
+    watermark(EPOCH_1 + 10); // SNs 1..10 of epoch 1 may exist without this replica knowing
+    read(100, EPOCH_1 + 5);
+    ByteBuf retry = nextFrame();
+    assertThat(ReadResponseDescriptor.status(retry)).isEqualTo(ReadResponseDescriptor.RETRY);
+    retry.release();
+  }
+
+  @Test
+  void shouldHoldAReadAboveTheWatermarkUntilTheRecordCommits() {
+    watermark(EPOCH_1);
+    read(100, EPOCH_1 + 1);
+    assertThat(nextFrame()).isNull();
+
+    append(7, 1, "x");
+    orderResponse(7, 1, EPOCH_1 + 1);
+    ByteBuf first = nextFrame();
+    ByteBuf second = nextFrame();
+    List<Byte> types = List.of(FrameDescriptor.type(first), FrameDescriptor.type(second));
+    assertThat(types).containsExactlyInAnyOrder(MessageType.APPEND_ACK, MessageType.READ_RESPONSE);
+    ByteBuf response = FrameDescriptor.type(first) == MessageType.READ_RESPONSE ? first : second;
+    assertThat(ReadResponseDescriptor.status(response)).isEqualTo(ReadResponseDescriptor.FOUND);
+    first.release();
+    second.release();
+  }
+
+  @Test
+  void shouldAnswerRetryWhenAHeldReadTimesOut() throws InterruptedException {
+    watermark(EPOCH_1);
+    read(100, EPOCH_1 + 5);
+    assertThat(nextFrame()).isNull();
+    Thread.sleep(5);
+    loop.runScheduledPendingTasks();
+    ByteBuf retry = nextFrame();
+    assertThat(ReadResponseDescriptor.status(retry)).isEqualTo(ReadResponseDescriptor.RETRY);
+    retry.release();
+  }
+
+  @Test
+  void shouldNotCallAnSnAHoleWhileBlindAfterLosingTheSequencer() {
+    watermark(EPOCH_1);
+    watermark(EPOCH_1 + 10);
+    engine.onSequencerLinkLost(0);
+    watermark(EPOCH_1 + 20); // first watermark after reconnecting
+    read(100, EPOCH_1 + 15);
+    ByteBuf retry = nextFrame();
+    assertThat(ReadResponseDescriptor.status(retry)).isEqualTo(ReadResponseDescriptor.RETRY);
+    retry.release();
+    read(101, EPOCH_1 + 5);
+    ByteBuf absent = nextFrame();
+    assertThat(ReadResponseDescriptor.status(absent)).isEqualTo(ReadResponseDescriptor.ABSENT);
+    absent.release();
+  }
+
+  @Test
+  void shouldNotAdvanceCommittedThroughPastAnAssignedRecordItHasNotStored() {
+    watermark(EPOCH_1);
+    orderResponse(9, 1, EPOCH_1 + 1); // assigned to this shard, record not here yet
+    watermark(EPOCH_1 + 1);
+    read(100, EPOCH_1 + 1);
+    assertThat(nextFrame()).isNull(); // held: cannot be a hole, the record exists
+    append(9, 1, "arrives");
+    loop.runPendingTasks();
+    List<Byte> types = new ArrayList<>();
+    for (ByteBuf frame = nextFrame(); frame != null; frame = nextFrame()) {
+      types.add(FrameDescriptor.type(frame));
+      if (FrameDescriptor.type(frame) == MessageType.READ_RESPONSE) {
+        assertThat(ReadResponseDescriptor.status(frame)).isEqualTo(ReadResponseDescriptor.FOUND);
+      }
+      frame.release();
+    }
+    assertThat(types).contains(MessageType.READ_RESPONSE, MessageType.APPEND_ACK);
+  }
+
+  @Test
+  void shouldRejectOversizedRecordsAndUnknownColorsWithTypedErrors() {
+    storage.close();
+    openEngine(16);
+    append(7, 1, "this payload is longer than sixteen bytes");
+    ByteBuf error = nextFrame();
+    assertThat(ErrorDescriptor.code(error)).isEqualTo(ErrorCode.RECORD_TOO_LARGE);
+    assertThat(ErrorDescriptor.message(error)).contains("max.record.bytes=16");
+    error.release();
+
+    ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, 5, 42, 1);
+    engine.onRead(client, frame);
+    frame.release();
+    loop.runPendingTasks();
+    ByteBuf unknown = nextFrame();
+    assertThat(ErrorDescriptor.code(unknown)).isEqualTo(ErrorCode.UNKNOWN_COLOR);
+    unknown.release();
+  }
+
+  @Test
+  void shouldReRequestSnsOfPendingEntriesAfterRecovery() {
+    append(7, 1, "pending at crash");
+    append(7, 2, "also pending");
+    storage.close();
+    orderRequests.clear();
+
+    openEngine(1 << 20);
+    engine.onSequencerLinkUp(0);
+    loop.runPendingTasks();
+    assertThat(orderRequests).extracting(t -> t[1]).containsExactlyInAnyOrder(1L, 2L);
+  }
+}
