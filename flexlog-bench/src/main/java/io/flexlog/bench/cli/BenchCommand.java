@@ -1,0 +1,11 @@
+package io.flexlog.bench.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code flexlog bench}: load generators against a running cluster; one subcommand per load. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Benchmarks a running FlexLog cluster.",
+    subcommands = {AppendCommand.class})
+public final class BenchCommand {}

@@ -1,0 +1,39 @@
+package io.flexlog.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.server.cli.CliExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BenchCliExtensionTest {
+
+  @Test
+  void shouldBeFoundByTheLaunchersServiceLoader() {
+    assertThat(ServiceLoader.load(CliExtension.class).stream().map(ServiceLoader.Provider::type))
+        .contains(BenchCliExtension.class);
+  }
+
+  @Test
+  void shouldContributeBenchCommandWithAppendSubcommand() {
+    CommandLine bench = new CommandLine(new BenchCliExtension().command());
+
+    assertThat(bench.getCommandName()).isEqualTo("bench");
+    assertThat(bench.getSubcommands()).containsOnlyKeys("append");
+    Object append = bench.getSubcommands().get("append").getCommand();
+    assertThat(append).isInstanceOf(AppendCommand.class);
+  }
+
+  @Test
+  void shouldRejectBenchWithoutSubcommand() {
+    CommandLine bench = new CommandLine(new BenchCliExtension().command());
+    StringWriter err = new StringWriter();
+    bench.setErr(new PrintWriter(err, true));
+
+    assertThat(bench.execute()).isEqualTo(2);
+    assertThat(err.toString()).contains("Missing required subcommand");
+  }
+}
