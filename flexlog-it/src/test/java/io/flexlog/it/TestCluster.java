@@ -147,6 +147,14 @@ final class TestCluster implements AutoCloseable {
     return startNode(SEQUENCER).awaitReady();
   }
 
+  /** The line a replica printed about its storage engine in its current incarnation. */
+  String storageLine(int replica) throws Exception {
+    requireReplica(replica);
+    Node node = nodes.get(replica);
+    node.awaitReady();
+    return node.storageLine;
+  }
+
   /** The ready line the node printed in its current incarnation. */
   String readyLine(int id) throws Exception {
     return nodes.get(id).awaitReady();
@@ -280,6 +288,7 @@ final class TestCluster implements AutoCloseable {
     final Process process;
     final CompletableFuture<String> ready = new CompletableFuture<>();
     final List<Thread> pumps = new ArrayList<>();
+    volatile String storageLine;
 
     Node(int id, int incarnation, String name, Process process) throws IOException {
       this.id = id;
@@ -310,6 +319,9 @@ final class TestCluster implements AutoCloseable {
                   for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     out.println(line);
                     out.flush();
+                    if (line.startsWith("replica " + id + " storage:")) {
+                      storageLine = line;
+                    }
                     if (readyPrefix != null && line.startsWith(readyPrefix)) {
                       ready.complete(line);
                     }
