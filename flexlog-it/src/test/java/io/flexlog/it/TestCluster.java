@@ -1,0 +1,360 @@
+package io.flexlog.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A FlexLog cluster of real processes: one sequencer (node 0) and one shard of three replicas
+ * (nodes 1-3) on 127.0.0.1, each node a separate JVM started from the cluster file through the
+ * {@code flexlog} command line. Every node's stdout and stderr go to files under the cluster's
+ * directory, so a failing test can show what the nodes said ({@link #logTails}).
+ *
+ * <pre>{@code
+ * try (TestCluster cluster = TestCluster.create(tempDir)) {
+ *   cluster.start();
+ *   cluster.killReplica(2);     // SIGKILL, waits for the process to exit
+ *   cluster.restartReplica(2);  // same data directory, waits for "ready"
+ * }
+ * }</pre>
+ *
+ * <p>Processes never outlive the test JVM: {@link #close} kills every node, and a shutdown hook
+ * kills whatever a crashed test left behind.
+ */
+final class TestCluster implements AutoCloseable {
+  static final int SEQUENCER = 0;
+  static final List<Integer> REPLICAS = List.of(1, 2, 3);
+  static final String COLOR = "global";
+  static final int COLOR_ID = 0;
+
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+  private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(() -> LIVE.forEach(Process::destroyForcibly), "test-cluster-reaper"));
+  }
+
+  private final Path dir;
+  private final Path config;
+  private final Map<Integer, Integer> ports = new TreeMap<>();
+  private final Map<Integer, Node> nodes = new TreeMap<>();
+  private final List<String> lifecycle = new ArrayList<>();
+
+  private TestCluster(Path dir) throws IOException {
+    this.dir = dir;
+    this.config = dir.resolve("cluster.yaml");
+    for (int id = 0; id <= 3; id++) {
+      ports.put(id, freePort());
+    }
+    Files.writeString(config, yaml());
+  }
+
+  /** Writes the cluster file under {@code dir}; no process runs until {@link #start}. */
+  static TestCluster create(Path dir) throws IOException {
+    return new TestCluster(dir);
+  }
+
+  private String yaml() {
+    StringBuilder y = new StringBuilder();
+    y.append("cluster:\n  max-record-bytes: 1MiB\n  nodes:\n");
+    y.append(node(SEQUENCER, "sequencer"));
+    for (int replica : REPLICAS) {
+      y.append(node(replica, "replica"));
+    }
+    y.append("  colors:\n    - {id: ")
+        .append(COLOR_ID)
+        .append(", name: ")
+        .append(COLOR)
+        .append(", sequencer: ")
+        .append(SEQUENCER)
+        .append("}\n");
+    y.append("  shards:\n    - {id: 0, color: ").append(COLOR).append(", replicas: [1, 2, 3]}\n");
+    return y.toString();
+  }
+
+  private String node(int id, String kind) {
+    return "    - {id: %d, kind: %s, host: 127.0.0.1, port: %d}\n"
+        .formatted(id, kind, ports.get(id));
+  }
+
+  /** Starts the sequencer, then the three replicas in parallel; returns when all are ready. */
+  TestCluster start() throws Exception {
+    startNode(SEQUENCER).awaitReady();
+    List<Node> replicas = new ArrayList<>();
+    for (int replica : REPLICAS) {
+      replicas.add(startNode(replica));
+    }
+    for (Node replica : replicas) {
+      replica.awaitReady();
+    }
+    return this;
+  }
+
+  String bootstrap() {
+    return "127.0.0.1:" + ports.get(SEQUENCER);
+  }
+
+  int replicaPort(int replica) {
+    requireReplica(replica);
+    return ports.get(replica);
+  }
+
+  Path configFile() {
+    return config;
+  }
+
+  /** SIGKILL ({@code kill -9}) of a replica process; returns once it has exited. */
+  void killReplica(int replica) throws Exception {
+    requireReplica(replica);
+    kill(replica);
+  }
+
+  /** Starts a killed replica again on the same data directory and waits until it serves. */
+  void restartReplica(int replica) throws Exception {
+    requireReplica(replica);
+    startNode(replica).awaitReady();
+  }
+
+  void killSequencer() throws Exception {
+    kill(SEQUENCER);
+  }
+
+  /** Starts the sequencer again on the same data directory; returns its ready line. */
+  String restartSequencer() throws Exception {
+    return startNode(SEQUENCER).awaitReady();
+  }
+
+  /** The line a replica printed about its storage engine in its current incarnation. */
+  String storageLine(int replica) throws Exception {
+    requireReplica(replica);
+    Node node = nodes.get(replica);
+    node.awaitReady();
+    return node.storageLine;
+  }
+
+  /** The ready line the node printed in its current incarnation. */
+  String readyLine(int id) throws Exception {
+    return nodes.get(id).awaitReady();
+  }
+
+  boolean isRunning(int id) {
+    Node node = nodes.get(id);
+    return node != null && node.process.isAlive();
+  }
+
+  private void requireReplica(int replica) {
+    if (!REPLICAS.contains(replica)) {
+      throw new IllegalArgumentException("no replica " + replica + " (replicas: " + REPLICAS + ")");
+    }
+  }
+
+  private void kill(int id) throws Exception {
+    Node node = nodes.get(id);
+    if (node == null || !node.process.isAlive()) {
+      throw new IllegalStateException("node " + id + " is not running");
+    }
+    lifecycle.add("kill -9 node " + id + " (pid " + node.process.pid() + ")");
+    node.process.destroyForcibly();
+    if (!node.process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("node " + id + " survived SIGKILL for " + EXIT_TIMEOUT);
+    }
+    LIVE.remove(node.process);
+    node.joinPumps();
+  }
+
+  private Node startNode(int id) throws IOException {
+    Node previous = nodes.get(id);
+    if (previous != null && previous.process.isAlive()) {
+      throw new IllegalStateException("node " + id + " is already running");
+    }
+    int incarnation = previous == null ? 1 : previous.incarnation + 1;
+    boolean sequencer = id == SEQUENCER;
+    Path data = dir.resolve("data-" + id);
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m");
+    command.add("-XX:+UseSerialGC");
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-cp");
+    command.add(classpath());
+    command.add("io.flexlog.server.cli.FlexLogCli");
+    command.add(sequencer ? "sequencer" : "replica");
+    command.addAll(List.of("--config", config.toString(), "--node-id", Integer.toString(id)));
+    command.addAll(List.of("--data", data.toString()));
+    if (!sequencer) {
+      command.addAll(List.of("--engine", "auto", "--durability", "process"));
+    }
+    ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+    builder.environment().put("PMEM_IS_PMEM_FORCE", "1");
+    String name = (sequencer ? "sequencer-" : "replica-") + id + "-run" + incarnation;
+    lifecycle.add("start node " + id + " as " + name);
+    Process process = builder.start();
+    LIVE.add(process);
+    Node node = new Node(id, incarnation, name, process);
+    nodes.put(id, node);
+    return node;
+  }
+
+  /**
+   * The test JVM's real classpath. Surefire may start the test JVM from a manifest-only jar; it
+   * then passes the real classpath in {@code surefire.test.class.path}.
+   */
+  static String classpath() {
+    String surefire = System.getProperty("surefire.test.class.path");
+    if (surefire != null && !surefire.isBlank()) {
+      return surefire;
+    }
+    return System.getProperty("java.class.path");
+  }
+
+  /** The last lines of every node's stdout and stderr, every incarnation, for failure reports. */
+  String logTails(int lines) {
+    StringBuilder out = new StringBuilder("cluster ").append(dir).append('\n');
+    out.append("lifecycle: ").append(lifecycle).append('\n');
+    try (var files = Files.list(dir)) {
+      for (Path log : files.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
+        out.append("---- ").append(log.getFileName()).append(" (last ").append(lines);
+        out.append(" lines) ----\n");
+        for (String line : tail(log, lines)) {
+          out.append(line).append('\n');
+        }
+      }
+    } catch (IOException e) {
+      out.append("cannot list logs: ").append(e).append('\n');
+    }
+    return out.toString();
+  }
+
+  private static List<String> tail(Path file, int lines) throws IOException {
+    ArrayDeque<String> last = new ArrayDeque<>();
+    try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        if (last.size() == lines) {
+          last.removeFirst();
+        }
+        last.addLast(line);
+      }
+    }
+    return new ArrayList<>(last);
+  }
+
+  /** Kills every node and waits for each to exit. */
+  @Override
+  public void close() throws Exception {
+    for (Node node : nodes.values()) {
+      node.process.destroyForcibly();
+    }
+    for (Node node : nodes.values()) {
+      node.process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      LIVE.remove(node.process);
+      node.joinPumps();
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  /** One incarnation of a node: its process, its ready line, the threads that copy its output. */
+  private final class Node {
+    final int id;
+    final int incarnation;
+    final String name;
+    final Process process;
+    final CompletableFuture<String> ready = new CompletableFuture<>();
+    final List<Thread> pumps = new ArrayList<>();
+    volatile String storageLine;
+
+    Node(int id, int incarnation, String name, Process process) throws IOException {
+      this.id = id;
+      this.incarnation = incarnation;
+      this.name = name;
+      this.process = process;
+      String prefix =
+          "FlexLog " + (id == SEQUENCER ? "sequencer " : "replica ") + id + " ready on ";
+      pumps.add(pump(process.getInputStream(), dir.resolve(name + ".stdout.log"), prefix));
+      pumps.add(pump(process.getErrorStream(), dir.resolve(name + ".stderr.log"), null));
+      process
+          .onExit()
+          .thenRun(
+              () ->
+                  ready.completeExceptionally(
+                      new IllegalStateException(
+                          name + " exited with " + process.exitValue() + " before ready")));
+    }
+
+    private Thread pump(InputStream in, Path file, String readyPrefix) throws IOException {
+      PrintWriter out = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8));
+      Thread thread =
+          new Thread(
+              () -> {
+                try (out;
+                    BufferedReader reader =
+                        new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                  for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    out.println(line);
+                    out.flush();
+                    if (line.startsWith("replica " + id + " storage:")) {
+                      storageLine = line;
+                    }
+                    if (readyPrefix != null && line.startsWith(readyPrefix)) {
+                      ready.complete(line);
+                    }
+                  }
+                } catch (IOException e) {
+                  out.println("[test-cluster] output pump failed: " + e);
+                }
+              },
+              name + "-" + file.getFileName());
+      thread.setDaemon(true);
+      thread.start();
+      return thread;
+    }
+
+    String awaitReady() throws Exception {
+      try {
+        return ready.get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        throw new IllegalStateException(name + " not ready within " + READY_TIMEOUT, e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+      }
+    }
+
+    void joinPumps() {
+      for (Thread pump : pumps) {
+        try {
+          pump.join(EXIT_TIMEOUT.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new UncheckedIOException(new IOException("interrupted joining " + pump, e));
+        }
+      }
+    }
+  }
+}
