@@ -18,12 +18,14 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
 
   private final MemoryBlock block;
   private final int size;
+  private final RangeFlusher flusher;
   // Grows to the largest payload seen; owned by the single writer thread.
   private byte[] scratch = new byte[4096];
 
-  LlplAccessorChunkMemory(MemoryBlock block, int size) {
+  LlplAccessorChunkMemory(MemoryBlock block, int size, RangeFlusher flusher) {
     this.block = block;
     this.size = size;
+    this.flusher = flusher;
   }
 
   @Override
@@ -89,7 +91,7 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
 
   @Override
   public void flush(int offset, int length) {
-    block.flush(offset, length);
+    flusher.flush(offset, length);
   }
 
   private byte[] scratch(int length) {

@@ -7,8 +7,11 @@ import com.intel.pmem.llpl.MemoryAccessor;
 import com.intel.pmem.llpl.MemoryBlock;
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,17 +27,21 @@ import org.slf4j.LoggerFactory;
  * {@link #payload} returns views of PM. If the address cannot be obtained, the engine logs it once
  * and goes through llpl's array accessors instead (one extra copy each way).
  *
- * <p>Durability. libpmem decides how a flush reaches the media from the environment variable {@code
- * PMEM_IS_PMEM_FORCE}, read once per process:
+ * <p>Durability. llpl's {@code MemoryBlock.flush} is libpmem's {@code pmem_persist}: it flushes CPU
+ * cache lines and never calls {@code msync}, whatever the file is. libpmemobj's own metadata
+ * (allocations, the root) is persisted according to {@code PMEM_IS_PMEM_FORCE}, read once per
+ * process: with {@code 1} it is cache-flushed only, otherwise msync'ed on a plain file.
  *
  * <ul>
- *   <li>{@code process} requires {@code PMEM_IS_PMEM_FORCE=1}: libpmem treats the heap as PM and
- *       only flushes CPU cache lines into the shared file mapping, which survives a crash of the
- *       process, not of the machine. The launcher and the test build set it.
- *   <li>{@code pmem} and {@code fsync} require that it is not {@code 1}: on a real PM/DAX mount
- *       libpmem then flushes cache lines to the persistence domain, and on a plain file it falls
- *       back to {@code msync}. With the variable set they would silently degrade to {@code
- *       process}, so opening fails instead.
+ *   <li>{@code process} requires {@code PMEM_IS_PMEM_FORCE=1}: entries are cache-flushed into the
+ *       shared file mapping, which survives a crash of the process, not of the machine. The
+ *       launcher and the test build set it.
+ *   <li>{@code fsync} requires that it is not {@code 1}. Each chunk's range of the heap file is
+ *       mapped a second time and flushed ranges are {@code msync}'ed through that mapping, so the
+ *       entries survive a machine crash on any file system.
+ *   <li>{@code pmem} requires that it is not {@code 1} and that the heap is on a DAX mount (real
+ *       PM), where the cache flush reaches the persistence domain; elsewhere opening fails rather
+ *       than silently giving {@code process} durability.
  * </ul>
  *
  * <p>llpl keeps open heaps in a static map and has no public close; {@link #close()} calls its
@@ -47,8 +54,10 @@ public final class LlplLogStorage extends ChunkedLogStorage {
   public static final String PMEM_FORCE_ENV = "PMEM_IS_PMEM_FORCE";
 
   private static final Logger LOG = LoggerFactory.getLogger(LlplLogStorage.class);
-  // Cache-line flushes: merging SN words that are more than a few lines apart only adds work.
-  private static final int COALESCE_GAP_BYTES = 256;
+  // Cache-line flushes: merging SN words more than a few lines apart only adds work. msync works
+  // on pages: SN words within a page cost nothing extra to flush together.
+  private static final int CACHE_LINE_COALESCE_GAP_BYTES = 256;
+  private static final int PAGE_COALESCE_GAP_BYTES = 4096;
   private static final String AVAILABILITY = probe();
 
   /**
@@ -65,6 +74,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
 
   private LlplLogStorage(
       DurabilityMode mode,
+      String heapFile,
       Heap heap,
       MemoryBlock[] blocks,
       int chunkBytes,
@@ -80,18 +90,55 @@ public final class LlplLogStorage extends ChunkedLogStorage {
           "llpl chunks without direct views ({}): payloads are copied through arrays",
           DirectAddress.REASON != null ? DirectAddress.REASON : NativeMemory.unavailableReason());
     }
+    MappedByteBuffer[] syncRegions =
+        mode == DurabilityMode.FSYNC ? mapForMsync(heapFile, blocks, chunkBytes) : null;
     for (int i = 0; i < blocks.length; i++) {
       MemoryBlock block = blocks[i];
+      RangeFlusher flusher = syncRegions != null ? syncRegions[i]::force : block::flush;
       chunks[i] =
           direct
               ? new ByteBufChunkMemory(
-                  NativeMemory.wrap(DirectAddress.of(block), chunkBytes), block::flush)
-              : new LlplAccessorChunkMemory(block, chunkBytes);
+                  NativeMemory.wrap(DirectAddress.of(block), chunkBytes), flusher)
+              : new LlplAccessorChunkMemory(block, chunkBytes, flusher);
       if (fresh) {
         ChunkLog.format(chunks[i], i, chunkBytes);
       }
+      if (syncRegions != null
+          && syncRegions[i].getLong(0) != Long.reverseBytes(ChunkHeaderDescriptor.MAGIC)) {
+        closeHeap(heap);
+        throw new StorageException(
+            "cannot locate chunk "
+                + i
+                + " inside "
+                + heapFile
+                + " to msync it: fsync durability is unavailable for this heap");
+      }
     }
-    attach(new ChunkLog(chunks, chunkBytes, COALESCE_GAP_BYTES, fresh));
+    int gap = syncRegions != null ? PAGE_COALESCE_GAP_BYTES : CACHE_LINE_COALESCE_GAP_BYTES;
+    attach(new ChunkLog(chunks, chunkBytes, gap, fresh));
+  }
+
+  /**
+   * Maps each chunk's range of the heap file a second time, for {@code fsync}. Why: llpl's {@code
+   * flush} is libpmem's {@code pmem_persist}, a CPU cache flush that never calls {@code msync}, so
+   * on a plain file it would give only process durability. {@code msync} of another shared mapping
+   * of the same file range writes back the same page-cache pages. A chunk's file offset is its llpl
+   * handle (the offset in the pool, which starts the file) plus llpl's block metadata.
+   */
+  private static MappedByteBuffer[] mapForMsync(
+      String heapFile, MemoryBlock[] blocks, int chunkBytes) {
+    MappedByteBuffer[] regions = new MappedByteBuffer[blocks.length];
+    try (FileChannel channel =
+        FileChannel.open(Path.of(heapFile), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      for (int i = 0; i < blocks.length; i++) {
+        regions[i] =
+            channel.map(
+                FileChannel.MapMode.READ_WRITE, DirectAddress.fileOffset(blocks[i]), chunkBytes);
+      }
+    } catch (IOException e) {
+      throw new StorageException("cannot map " + heapFile + " for msync: " + e.getMessage(), e);
+    }
+    return regions;
   }
 
   /** True when libpmemobj and llpl's native library load on this machine. */
@@ -115,19 +162,28 @@ public final class LlplLogStorage extends ChunkedLogStorage {
    */
   public static LlplLogStorage open(
       Path dir, long capacityBytes, long chunkBytes, DurabilityMode mode) {
-    return open(dir, capacityBytes, chunkBytes, mode, true);
+    return open(dir, capacityBytes, chunkBytes, mode, true, System.getenv(PMEM_FORCE_ENV));
   }
 
   /**
    * As {@link #open(Path, long, long, DurabilityMode)}; {@code directViews == false} forces the
-   * array-copy fallback so tests cover it on machines where the direct path works.
+   * array-copy fallback so tests cover it on machines where the direct path works, and {@code
+   * pmemForce} stands in for the environment variable.
    */
   static LlplLogStorage open(
-      Path dir, long capacityBytes, long chunkBytes, DurabilityMode mode, boolean directViews) {
+      Path dir,
+      long capacityBytes,
+      long chunkBytes,
+      DurabilityMode mode,
+      boolean directViews,
+      String pmemForce) {
     if (!isAvailable()) {
       throw new StorageException("llpl engine unavailable: " + AVAILABILITY);
     }
-    checkEnvironment(mode, System.getenv(PMEM_FORCE_ENV));
+    checkEnvironment(mode, pmemForce);
+    if (mode == DurabilityMode.PMEM) {
+      checkDaxMount(dir, readMounts());
+    }
     validateChunkSize(chunkBytes);
     if (capacityBytes < Heap.MINIMUM_HEAP_SIZE) {
       throw new StorageException(
@@ -180,6 +236,49 @@ public final class LlplLogStorage extends ChunkedLogStorage {
     }
   }
 
+  /**
+   * Rejects {@code pmem} durability unless {@code dir} is on a file system mounted with DAX: on any
+   * other file llpl's flush only empties CPU caches, so {@code pmem} would silently mean {@code
+   * process}.
+   *
+   * @param mounts the text of {@code /proc/self/mounts}
+   */
+  static void checkDaxMount(Path dir, String mounts) {
+    Path target = dir.toAbsolutePath().normalize();
+    String best = null;
+    String bestOptions = "";
+    for (String line : mounts.split("\n")) {
+      String[] fields = line.split(" ");
+      if (fields.length < 4) {
+        continue;
+      }
+      String mountPoint = fields[1].replace("\\040", " ");
+      if (target.startsWith(mountPoint) && (best == null || mountPoint.length() > best.length())) {
+        best = mountPoint;
+        bestOptions = fields[3];
+      }
+    }
+    for (String option : bestOptions.split(",")) {
+      if (option.equals("dax") || option.equals("dax=always")) {
+        return;
+      }
+    }
+    throw new StorageException(
+        "durability pmem needs the llpl heap on a DAX-mounted PM file system, but "
+            + dir
+            + " is on "
+            + (best == null ? "an unknown mount" : best + " (options " + bestOptions + ")")
+            + "; use durability fsync (msync) or process on this file system");
+  }
+
+  private static String readMounts() {
+    try {
+      return Files.readString(Path.of("/proc/self/mounts"));
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
   private static LlplLogStorage create(
       String path, long capacityBytes, int chunkBytes, DurabilityMode mode, boolean directViews) {
     Heap heap = Heap.createHeap(path, capacityBytes);
@@ -210,7 +309,8 @@ public final class LlplLogStorage extends ChunkedLogStorage {
     }
     MemoryBlock[] chunks = java.util.Arrays.copyOf(blocks, count);
     LlplLogStorage storage =
-        new LlplLogStorage(mode, heap, chunks, usableChunkBytes(chunkBytes), true, directViews);
+        new LlplLogStorage(
+            mode, path, heap, chunks, usableChunkBytes(chunkBytes), true, directViews);
     table.setLong(ChunkTableDescriptor.MAGIC_OFFSET, ChunkTableDescriptor.MAGIC);
     table.setInt(ChunkTableDescriptor.VERSION_OFFSET, ChunkTableDescriptor.VERSION);
     table.setInt(ChunkTableDescriptor.CHUNK_COUNT_OFFSET, count);
@@ -270,7 +370,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
       blocks[i] = heap.memoryBlockFromHandle(table.getLong(ChunkTableDescriptor.handleOffset(i)));
     }
     return new LlplLogStorage(
-        mode, heap, blocks, usableChunkBytes((int) chunkBytes), false, directViews);
+        mode, path, heap, blocks, usableChunkBytes((int) chunkBytes), false, directViews);
   }
 
   /** The part of a chunk of {@code chunkBytes} that holds the chunk header and entries. */
@@ -315,19 +415,39 @@ public final class LlplLogStorage extends ChunkedLogStorage {
   /** Reads the raw address of a block's first byte through llpl's package-private accessor. */
   private static final class DirectAddress {
     static final Method PAYLOAD_ADDRESS;
+    static final Method DIRECT_ADDRESS;
     static final String REASON;
 
     static {
       Method method = null;
+      Method direct = null;
       String reason = null;
       try {
         method = MemoryAccessor.class.getDeclaredMethod("payloadAddress", long.class);
         method.setAccessible(true);
+        direct = MemoryAccessor.class.getDeclaredMethod("directAddress");
+        direct.setAccessible(true);
       } catch (ReflectiveOperationException | RuntimeException e) {
         reason = "llpl's MemoryAccessor.payloadAddress is not reachable: " + e;
       }
       PAYLOAD_ADDRESS = method;
+      DIRECT_ADDRESS = direct;
       REASON = reason;
+    }
+
+    /** Offset in the heap file of the block's first usable byte. */
+    static long fileOffset(MemoryBlock block) {
+      // Without reflection, assume llpl 1.2's 8-byte block metadata; the caller verifies the
+      // result against the chunk magic.
+      long metadata = 8;
+      if (REASON == null) {
+        try {
+          metadata = of(block) - (long) DIRECT_ADDRESS.invoke(block);
+        } catch (ReflectiveOperationException e) {
+          throw new StorageException("cannot read the address of an llpl block", e);
+        }
+      }
+      return block.handle() + metadata;
     }
 
     static long of(MemoryBlock block) {

@@ -21,6 +21,7 @@ class LlplAccessorFallbackContractTest extends LogStorageContractTest {
         LlplLogStorageContractTest.heapCapacity(chunks, chunkBytes),
         chunkBytes,
         DurabilityMode.PROCESS,
-        false);
+        false,
+        "1");
   }
 }

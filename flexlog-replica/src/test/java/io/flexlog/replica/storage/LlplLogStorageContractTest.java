@@ -17,7 +17,7 @@ class LlplLogStorageContractTest extends LogStorageContractTest {
   @Override
   ChunkedLogStorage open(Path dir, int chunks, long chunkBytes) {
     return LlplLogStorage.open(
-        dir, heapCapacity(chunks, chunkBytes), chunkBytes, DurabilityMode.PROCESS, true);
+        dir, heapCapacity(chunks, chunkBytes), chunkBytes, DurabilityMode.PROCESS, true, "1");
   }
 
   /** llpl's metadata needs room beyond the chunks, and a heap has a minimum size. */

@@ -142,4 +142,47 @@ class StorageEnginesTest {
         .isInstanceOf(StorageException.class)
         .hasMessageContaining("was created with chunks of 1048576 bytes");
   }
+
+  @Test
+  void shouldRefusePmemDurabilityOnLlplOutsideADaxMount() {
+    String mounts =
+        "/dev/vda1 / ext4 rw,relatime 0 0\n"
+            + "/dev/pmem0 /mnt/pmem ext4 rw,relatime,dax=always 0 0\n"
+            + "tmpfs /mnt/pmem/tmp tmpfs rw 0 0\n";
+
+    LlplLogStorage.checkDaxMount(Path.of("/mnt/pmem/flexlog"), mounts);
+    assertThatThrownBy(() -> LlplLogStorage.checkDaxMount(Path.of("/var/flexlog"), mounts))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("durability pmem needs the llpl heap on a DAX-mounted")
+        .hasMessageContaining("is on / (options rw,relatime)");
+    assertThatThrownBy(() -> LlplLogStorage.checkDaxMount(Path.of("/mnt/pmem/tmp/x"), mounts))
+        .hasMessageContaining("is on /mnt/pmem/tmp (options rw)");
+  }
+
+  @Test
+  void shouldMsyncLlplEntriesIntoTheHeapFileInFsyncMode() throws Exception {
+    assumeTrue(LlplLogStorage.isAvailable(), "llpl unavailable");
+    byte[] payload = TestPayloads.bytes(42, 3000);
+    try (LlplLogStorage log =
+        LlplLogStorage.open(dir, 16 << 20, 1 << 20, DurabilityMode.FSYNC, true, null)) {
+      log.appendPending(1, 2, 3, 4, io.netty.buffer.Unpooled.wrappedBuffer(payload));
+      log.flush();
+      // The bytes are in the heap file itself, read through the file system, not llpl.
+      byte[] file = Files.readAllBytes(dir.resolve(LlplLogStorage.HEAP_FILE));
+      assertThat(indexOf(file, payload)).isPositive();
+    }
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
 }
