@@ -103,7 +103,8 @@ final class AppendBenchmark {
     }
   }
 
-  private static int report(
+  /** Prints the summary, writes the JSON file and decides the exit code. */
+  static int report(
       AppendSettings settings,
       Measurement measurement,
       Duration drainTimeout,
