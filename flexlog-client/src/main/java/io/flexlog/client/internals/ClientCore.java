@@ -401,6 +401,10 @@ public final class ClientCore implements AutoCloseable {
                     + " attempts; it may still appear, at most once"));
       }
     }
+    if (reads.isEmpty()) {
+      flushDirty();
+      return;
+    }
     List<PendingRead> late =
         reads.values().stream()
             .distinct()

@@ -2,7 +2,6 @@ package io.flexlog.server.cli;
 
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.server.config.DataSize;
-import io.flexlog.server.config.NodeSettings;
 import io.flexlog.server.dev.DevCluster;
 import io.flexlog.server.metrics.MetricsEndpoint;
 import java.nio.file.Path;
@@ -61,15 +60,6 @@ final class DevCommand implements Callable<Integer> {
     }
     DurabilityMode mode = DurabilityMode.parse(durability);
     long pm = DataSize.parse("--pm-bytes", pmBytes);
-    new NodeSettings(
-        0,
-        data,
-        engine,
-        mode,
-        pm,
-        io.flexlog.server.config.ClusterFile.defaultChunk(pm),
-        java.time.Duration.ofMillis(1),
-        metricsPort);
     MetricsEndpoint metrics = new MetricsEndpoint(DevCluster.HOST, metricsPort);
     DevCluster cluster;
     try {
