@@ -25,10 +25,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A FlexLog cluster of real processes: one sequencer (node 0) and one shard of three replicas
- * (nodes 1-3) on 127.0.0.1, each node a separate JVM started from the cluster file through the
- * {@code flexlog} command line. Every node's stdout and stderr go to files under the cluster's
- * directory, so a failing test can show what the nodes said ({@link #logTails}).
+ * A FlexLog cluster of real processes on 127.0.0.1, each node a separate JVM started from the
+ * cluster file through the {@code flexlog} command line. {@link #create} makes the flat cluster
+ * (one sequencer, node 0, and one shard of three replicas, nodes 1-3); {@link #create(Path,
+ * Layout)} takes any {@link Layout}, such as {@link Layout#tree()}. Every node's stdout and stderr
+ * go to files under the cluster's directory, so a failing test can show what the nodes said ({@link
+ * #logTails}).
  *
  * <pre>{@code
  * try (TestCluster cluster = TestCluster.create(tempDir)) {
@@ -57,42 +59,93 @@ final class TestCluster implements AutoCloseable {
             new Thread(() -> LIVE.forEach(Process::destroyForcibly), "test-cluster-reaper"));
   }
 
+  /**
+   * Which nodes a cluster has and the colors and shards of its cluster file. Sequencer ids come
+   * first; the first one hosts the root color and is the clients' bootstrap node.
+   *
+   * @param colors YAML flow mappings of {@code cluster.colors}, one per entry
+   * @param shards YAML flow mappings of {@code cluster.shards}, one per entry
+   */
+  record Layout(
+      List<Integer> sequencers, List<Integer> replicas, List<String> colors, List<String> shards) {
+    /** One sequencer hosting {@code global}, one shard of three replicas. */
+    static Layout flat() {
+      return new Layout(
+          List.of(SEQUENCER),
+          REPLICAS,
+          List.of("{id: 0, name: global, sequencer: 0}"),
+          List.of("{id: 0, color: global, replicas: [1, 2, 3]}"));
+    }
+
+    /**
+     * The {@code dev --tree} shape: a root sequencer (node 0, {@code global}) and two leaf
+     * sequencers (nodes 1 and 2, colors {@code left} and {@code right}); two shards under each
+     * leaf, three replicas each: {@code left}'s on replica nodes 3-5, {@code right}'s on 6-8.
+     */
+    static Layout tree() {
+      return new Layout(
+          List.of(0, 1, 2),
+          List.of(3, 4, 5, 6, 7, 8),
+          List.of(
+              "{id: 0, name: global, sequencer: 0}",
+              "{id: 1, name: left, parent: global, sequencer: 1}",
+              "{id: 2, name: right, parent: global, sequencer: 2}"),
+          List.of(
+              "{id: 0, color: left, replicas: [3, 4, 5]}",
+              "{id: 1, color: left, replicas: [3, 4, 5]}",
+              "{id: 2, color: right, replicas: [6, 7, 8]}",
+              "{id: 3, color: right, replicas: [6, 7, 8]}"));
+    }
+  }
+
   private final Path dir;
+  private final Layout layout;
   private final Path config;
   private final Map<Integer, Integer> ports = new TreeMap<>();
   private final Map<Integer, Node> nodes = new TreeMap<>();
   private final List<String> lifecycle = new ArrayList<>();
 
-  private TestCluster(Path dir) throws IOException {
+  private TestCluster(Path dir, Layout layout) throws IOException {
     this.dir = dir;
+    this.layout = layout;
     this.config = dir.resolve("cluster.yaml");
-    for (int id = 0; id <= 3; id++) {
+    for (int id : layout.sequencers()) {
+      ports.put(id, freePort());
+    }
+    for (int id : layout.replicas()) {
       ports.put(id, freePort());
     }
     Files.writeString(config, yaml());
   }
 
-  /** Writes the cluster file under {@code dir}; no process runs until {@link #start}. */
+  /** Writes the flat cluster's file under {@code dir}; no process runs until {@link #start}. */
   static TestCluster create(Path dir) throws IOException {
-    return new TestCluster(dir);
+    return new TestCluster(dir, Layout.flat());
+  }
+
+  /** Writes the cluster file of {@code layout} under {@code dir}. */
+  static TestCluster create(Path dir, Layout layout) throws IOException {
+    return new TestCluster(dir, layout);
   }
 
   private String yaml() {
     StringBuilder y = new StringBuilder();
     y.append("cluster:\n  max-record-bytes: 1MiB\n  nodes:\n");
-    y.append(node(SEQUENCER, "sequencer"));
-    for (int replica : REPLICAS) {
+    for (int sequencer : layout.sequencers()) {
+      y.append(node(sequencer, "sequencer"));
+    }
+    for (int replica : layout.replicas()) {
       y.append(node(replica, "replica"));
     }
-    y.append("  colors:\n    - {id: ")
-        .append(COLOR_ID)
-        .append(", name: ")
-        .append(COLOR)
-        .append(", sequencer: ")
-        .append(SEQUENCER)
-        .append("}\n");
-    y.append("  shards:\n    - {id: 0, color: ").append(COLOR).append(", replicas: [1, 2, 3]}\n");
+    y.append("  colors:\n");
+    layout.colors().forEach(c -> y.append("    - ").append(c).append('\n'));
+    y.append("  shards:\n");
+    layout.shards().forEach(c -> y.append("    - ").append(c).append('\n'));
     return y.toString();
+  }
+
+  Layout layout() {
+    return layout;
   }
 
   private String node(int id, String kind) {
@@ -100,11 +153,15 @@ final class TestCluster implements AutoCloseable {
         .formatted(id, kind, ports.get(id));
   }
 
-  /** Starts the sequencer, then the three replicas in parallel; returns when all are ready. */
+  /**
+   * Starts the sequencers (root first), then the replicas in parallel; returns when all are ready.
+   */
   TestCluster start() throws Exception {
-    startNode(SEQUENCER).awaitReady();
+    for (int sequencer : layout.sequencers()) {
+      startNode(sequencer).awaitReady();
+    }
     List<Node> replicas = new ArrayList<>();
-    for (int replica : REPLICAS) {
+    for (int replica : layout.replicas()) {
       replicas.add(startNode(replica));
     }
     for (Node replica : replicas) {
@@ -114,7 +171,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   String bootstrap() {
-    return "127.0.0.1:" + ports.get(SEQUENCER);
+    return "127.0.0.1:" + ports.get(layout.sequencers().get(0));
   }
 
   int replicaPort(int replica) {
@@ -138,13 +195,14 @@ final class TestCluster implements AutoCloseable {
     startNode(replica).awaitReady();
   }
 
+  /** SIGKILL of the root sequencer node. */
   void killSequencer() throws Exception {
-    kill(SEQUENCER);
+    kill(layout.sequencers().get(0));
   }
 
-  /** Starts the sequencer again on the same data directory; returns its ready line. */
+  /** Starts the root sequencer again on the same data directory; returns its ready line. */
   String restartSequencer() throws Exception {
-    return startNode(SEQUENCER).awaitReady();
+    return startNode(layout.sequencers().get(0)).awaitReady();
   }
 
   /** The line a replica printed about its storage engine in its current incarnation. */
@@ -166,8 +224,9 @@ final class TestCluster implements AutoCloseable {
   }
 
   private void requireReplica(int replica) {
-    if (!REPLICAS.contains(replica)) {
-      throw new IllegalArgumentException("no replica " + replica + " (replicas: " + REPLICAS + ")");
+    if (!layout.replicas().contains(replica)) {
+      throw new IllegalArgumentException(
+          "no replica " + replica + " (replicas: " + layout.replicas() + ")");
     }
   }
 
@@ -191,7 +250,7 @@ final class TestCluster implements AutoCloseable {
       throw new IllegalStateException("node " + id + " is already running");
     }
     int incarnation = previous == null ? 1 : previous.incarnation + 1;
-    boolean sequencer = id == SEQUENCER;
+    boolean sequencer = layout.sequencers().contains(id);
     Path data = dir.resolve("data-" + id);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -296,7 +355,10 @@ final class TestCluster implements AutoCloseable {
       this.name = name;
       this.process = process;
       String prefix =
-          "FlexLog " + (id == SEQUENCER ? "sequencer " : "replica ") + id + " ready on ";
+          "FlexLog "
+              + (layout.sequencers().contains(id) ? "sequencer " : "replica ")
+              + id
+              + " ready on ";
       pumps.add(pump(process.getInputStream(), dir.resolve(name + ".stdout.log"), prefix));
       pumps.add(pump(process.getErrorStream(), dir.resolve(name + ".stderr.log"), null));
       process
