@@ -2,6 +2,7 @@ package io.flexlog.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.bench.ordering.OrderingCommand;
 import io.flexlog.server.cli.CliExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,13 +19,15 @@ class BenchCliExtensionTest {
   }
 
   @Test
-  void shouldContributeBenchCommandWithAppendSubcommand() {
+  void shouldContributeBenchCommandWithAppendAndOrderingSubcommands() {
     CommandLine bench = new CommandLine(new BenchCliExtension().command());
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
-    assertThat(bench.getSubcommands()).containsOnlyKeys("append");
+    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "ordering");
     Object append = bench.getSubcommands().get("append").getCommand();
+    Object ordering = bench.getSubcommands().get("ordering").getCommand();
     assertThat(append).isInstanceOf(AppendCommand.class);
+    assertThat(ordering).isInstanceOf(OrderingCommand.class);
   }
 
   @Test
