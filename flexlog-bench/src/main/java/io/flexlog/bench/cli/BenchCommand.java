@@ -6,6 +6,6 @@ import picocli.CommandLine.Command;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "Benchmarks a running FlexLog cluster.",
-    subcommands = {AppendCommand.class})
+    description = "Benchmarks: a running FlexLog cluster (append), the storage engine (storage).",
+    subcommands = {AppendCommand.class, StorageCommand.class})
 public final class BenchCommand {}

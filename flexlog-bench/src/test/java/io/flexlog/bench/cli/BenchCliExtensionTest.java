@@ -18,13 +18,15 @@ class BenchCliExtensionTest {
   }
 
   @Test
-  void shouldContributeBenchCommandWithAppendSubcommand() {
+  void shouldContributeBenchCommandWithAppendAndStorageSubcommands() {
     CommandLine bench = new CommandLine(new BenchCliExtension().command());
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
-    assertThat(bench.getSubcommands()).containsOnlyKeys("append");
+    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage");
     Object append = bench.getSubcommands().get("append").getCommand();
+    Object storage = bench.getSubcommands().get("storage").getCommand();
     assertThat(append).isInstanceOf(AppendCommand.class);
+    assertThat(storage).isInstanceOf(StorageCommand.class);
   }
 
   @Test
