@@ -76,16 +76,22 @@ public class StorageBenchmark {
   private DurabilityMode mode;
   private Path root;
   private Path dir;
+  private Thread cleanup;
   private RecordStore store;
   private RecordLog[] logs;
   // Bumped whenever a new store is opened, so that threads know to open new logs on it.
   private volatile int generation;
 
   @Setup(Level.Trial)
-  public void setUp() {
+  public void setUp() throws IOException {
     pattern = new RecordPattern(recordBytes);
     mode = DurabilityMode.parse(durability);
-    root = Path.of(System.getProperty("flexlog.bench.dir", System.getProperty("java.io.tmpdir")));
+    Path base =
+        Path.of(System.getProperty("flexlog.bench.dir", System.getProperty("java.io.tmpdir")));
+    root = Files.createTempDirectory(base, "flexlog-jmh-storage-");
+    // A failing benchmark skips its tear-down; the fork's exit still removes the data.
+    cleanup = new Thread(() -> Directories.deleteRecursively(root), "flexlog-jmh-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
   }
 
   /**
@@ -98,7 +104,7 @@ public class StorageBenchmark {
     if (store != null) {
       return; // RocksDB: one database per trial
     }
-    dir = Files.createTempDirectory(root, "flexlog-jmh-storage-");
+    dir = Files.createTempDirectory(root, "store-");
     long logBytes = (long) logMiB << 20;
     store =
         ROCKSDB.equals(engine)
@@ -129,6 +135,8 @@ public class StorageBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     closeStore();
+    Directories.deleteRecursively(root);
+    Runtime.getRuntime().removeShutdownHook(cleanup);
   }
 
   private void closeStore() {
