@@ -10,6 +10,8 @@ import picocli.CommandLine.Command;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "Benchmarks FlexLog: a running cluster, or parts of it started in-process.",
-    subcommands = {AppendCommand.class, OrderingCommand.class})
+    description =
+        "Benchmarks: a running FlexLog cluster (append), the storage engine (storage), the"
+            + " ordering layer (ordering).",
+    subcommands = {AppendCommand.class, StorageCommand.class, OrderingCommand.class})
 public final class BenchCommand {}

@@ -19,15 +19,16 @@ class BenchCliExtensionTest {
   }
 
   @Test
-  void shouldContributeBenchCommandWithAppendAndOrderingSubcommands() {
+  void shouldContributeBenchCommandWithItsSubcommands() {
     CommandLine bench = new CommandLine(new BenchCliExtension().command());
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
-    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "ordering");
-    Object append = bench.getSubcommands().get("append").getCommand();
-    Object ordering = bench.getSubcommands().get("ordering").getCommand();
-    assertThat(append).isInstanceOf(AppendCommand.class);
-    assertThat(ordering).isInstanceOf(OrderingCommand.class);
+    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage", "ordering");
+    assertThat(bench.getSubcommands().get("append").getCommand()).isInstanceOf(AppendCommand.class);
+    assertThat(bench.getSubcommands().get("storage").getCommand())
+        .isInstanceOf(StorageCommand.class);
+    assertThat(bench.getSubcommands().get("ordering").getCommand())
+        .isInstanceOf(OrderingCommand.class);
   }
 
   @Test

@@ -1,0 +1,254 @@
+package io.flexlog.bench.cli;
+
+import io.flexlog.bench.storage.EngineChoice;
+import io.flexlog.bench.storage.RecordPattern;
+import io.flexlog.bench.storage.StorageComparison;
+import io.flexlog.bench.storage.StorageSettings;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.server.config.DataSize;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code flexlog bench storage}: parses and validates the arguments, then hands {@link
+ * StorageSettings} to the comparison. A bad argument is a {@link ParameterException}, which picocli
+ * prints with the usage and turns into exit code 2.
+ */
+@Command(
+    name = "storage",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "FlexLog's replica storage engine against RocksDB (the engine Boki uses), one after the other"
+          + " in this process with the same workload and equal durability. Each thread appends"
+          + " records (one durable append per operation) and reads records written so far. Prints"
+          + " both throughputs and latency percentiles; the last line is"
+          + " 'ratio flexlog/rocksdb = X' (operations per second).",
+      "Threads: FlexLog runs one log per thread (a log has one owner thread, as a replica's event"
+          + " loop); RocksDB runs all threads on one shared database, as Boki does.",
+      "Exit codes: 0 done, 1 the run failed (an engine error, a record read back wrong),"
+          + " 2 bad arguments."
+    })
+public final class StorageCommand implements Callable<Integer> {
+  /** Runs a comparison with validated settings and returns the exit code. */
+  @FunctionalInterface
+  public interface Runner {
+    int run(StorageSettings settings, PrintWriter out, PrintWriter err) throws InterruptedException;
+  }
+
+  /** Resolves {@code --engine} for this process; tests pass a fixed environment. */
+  @FunctionalInterface
+  public interface EngineResolver {
+    EngineChoice resolve(String requested, DurabilityMode mode);
+  }
+
+  static final int MAX_THREADS = 64;
+  static final int MAX_RECORD_BYTES = 1 << 20;
+  static final long MIN_LOG_BYTES = 64L << 20;
+
+  @Spec private CommandSpec spec;
+
+  @Option(
+      names = "--record-bytes",
+      paramLabel = "B",
+      required = true,
+      description =
+          "Bytes per record ("
+              + RecordPattern.MIN_RECORD_BYTES
+              + ".."
+              + MAX_RECORD_BYTES
+              + "): the record's key, then fixed pseudo-random bytes.")
+  private int recordBytes;
+
+  @Option(
+      names = "--threads",
+      paramLabel = "T",
+      required = true,
+      description = "Benchmark threads per engine (1.." + MAX_THREADS + ").")
+  private int threads;
+
+  @Option(
+      names = "--read-percent",
+      paramLabel = "R",
+      required = true,
+      description =
+          "Share of operations that read a record chosen uniformly among those written so far"
+              + " (0..100); the others append.")
+  private int readPercent;
+
+  @Option(
+      names = "--durability",
+      paramLabel = "MODE",
+      required = true,
+      description =
+          "process (FlexLog flush into a shared mapping vs RocksDB WAL without sync), fsync"
+              + " (msync vs WAL sync=true) or pmem (llpl on a DAX mount vs sync=true).")
+  private String durability;
+
+  @Option(
+      names = "--engine",
+      paramLabel = "ENGINE",
+      defaultValue = EngineChoice.AUTO,
+      description =
+          "FlexLog engine: llpl, mapped, or auto (llpl where it can honour the durability mode)"
+              + " (default: ${DEFAULT-VALUE}).")
+  private String engine;
+
+  @Option(
+      names = "--duration",
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Measured time per engine, e.g. 500ms, 10s, 2m (default: ${DEFAULT-VALUE}).")
+  private Duration duration;
+
+  @Option(
+      names = "--warmup",
+      paramLabel = "D",
+      defaultValue = "2s",
+      converter = DurationConverter.class,
+      description = "Unmeasured time per engine before measuring (default: ${DEFAULT-VALUE}).")
+  private Duration warmup;
+
+  @Option(
+      names = "--json",
+      paramLabel = "FILE",
+      description = "Also write the results to FILE as a JSON object.")
+  private Path json;
+
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      description =
+          "Where the temporary data directory goes; it is deleted afterwards (default: the"
+              + " system temporary directory).")
+  private Path dataDir;
+
+  @Option(
+      names = "--log-bytes",
+      paramLabel = "SIZE",
+      defaultValue = "1GiB",
+      description =
+          "Capacity of each FlexLog thread's log; a full log is replaced by an empty one with the"
+              + " clock stopped (default: ${DEFAULT-VALUE}).")
+  private String logBytes;
+
+  private final Runner runner;
+  private final EngineResolver resolver;
+
+  /** The command as the launcher runs it. */
+  public StorageCommand() {
+    this(StorageComparison::run, EngineChoice::resolveHere);
+  }
+
+  StorageCommand(Runner runner, EngineResolver resolver) {
+    this.runner = runner;
+    this.resolver = resolver;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    StorageSettings settings = settings();
+    return runner.run(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /** Validates the parsed options together. */
+  StorageSettings settings() {
+    if (recordBytes < RecordPattern.MIN_RECORD_BYTES || recordBytes > MAX_RECORD_BYTES) {
+      throw bad(
+          "--record-bytes must be between "
+              + RecordPattern.MIN_RECORD_BYTES
+              + " and "
+              + MAX_RECORD_BYTES
+              + ", got "
+              + recordBytes);
+    }
+    if (threads < 1 || threads > MAX_THREADS) {
+      throw bad("--threads must be between 1 and " + MAX_THREADS + ", got " + threads);
+    }
+    if (readPercent < 0 || readPercent > 100) {
+      throw bad("--read-percent must be between 0 and 100, got " + readPercent);
+    }
+    DurabilityMode mode;
+    try {
+      mode = DurabilityMode.parse(durability);
+    } catch (IllegalArgumentException e) {
+      throw bad("--durability: " + e.getMessage());
+    }
+    if (duration.isZero()) {
+      throw bad("--duration must be longer than 0, got " + duration);
+    }
+    long log;
+    try {
+      log = DataSize.parse("--log-bytes", logBytes);
+    } catch (IllegalArgumentException e) {
+      throw bad(e.getMessage());
+    }
+    if (log < MIN_LOG_BYTES) {
+      throw bad("--log-bytes must be at least " + DataSize.format(MIN_LOG_BYTES) + ", got " + log);
+    }
+    long indexBytes = StorageSettings.indexBytes(threads, log, recordBytes);
+    long heap = Runtime.getRuntime().maxMemory();
+    if (indexBytes > heap / 2) {
+      throw bad(
+          "--log-bytes "
+              + DataSize.format(log)
+              + " with --threads "
+              + threads
+              + " and --record-bytes "
+              + recordBytes
+              + " needs "
+              + (indexBytes >> 20)
+              + " MiB of heap for FlexLog's record indexes, more than half the JVM heap ("
+              + (heap >> 20)
+              + " MiB): lower --log-bytes, or raise -Xmx through FLEXLOG_JAVA_OPTS");
+    }
+    Path data = dataDir != null ? dataDir : Path.of(System.getProperty("java.io.tmpdir"));
+    if (!Files.isDirectory(data) || !Files.isWritable(data)) {
+      throw bad("--data-dir " + data + " is not a writable directory");
+    }
+    Optional<Path> jsonFile = Optional.ofNullable(json);
+    jsonFile.ifPresent(this::checkWritable);
+    EngineChoice choice;
+    try {
+      choice = resolver.resolve(engine, mode);
+    } catch (IllegalArgumentException e) {
+      throw bad(e.getMessage());
+    }
+    return new StorageSettings(
+        recordBytes,
+        threads,
+        readPercent,
+        mode,
+        choice.engine(),
+        choice.notice(),
+        duration,
+        warmup,
+        data,
+        log,
+        jsonFile);
+  }
+
+  private void checkWritable(Path file) {
+    if (Files.isDirectory(file)) {
+      throw bad("--json " + file + " is a directory, expected a file");
+    }
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent == null || !Files.isDirectory(parent)) {
+      throw bad("--json " + file + ": directory " + parent + " does not exist");
+    }
+  }
+
+  private ParameterException bad(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}

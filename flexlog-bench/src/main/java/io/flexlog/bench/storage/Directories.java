@@ -1,0 +1,27 @@
+package io.flexlog.bench.storage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** Removes benchmark data directories. */
+final class Directories {
+  private Directories() {}
+
+  /** Deletes {@code dir} and everything under it; nothing happens if it does not exist. */
+  static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir + ": " + e.getMessage(), e);
+    }
+  }
+}

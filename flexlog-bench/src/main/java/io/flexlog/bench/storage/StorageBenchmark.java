@@ -1,0 +1,189 @@
+package io.flexlog.bench.storage;
+
+import io.flexlog.replica.storage.DurabilityMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * Paper Fig. 5–7 as a JMH benchmark: operations per second of FlexLog's replica storage ({@code
+ * llpl}, {@code mapped}) and RocksDB (Boki's engine and options, WAL on) by record size, threads
+ * ({@code -t}) and read share. One operation is a {@link Workload#step()}: an append (FlexLog:
+ * {@code appendPending + commit + flush}; RocksDB: one {@code put}), durable per the durability
+ * mode before the next, or a read of a record written earlier, chosen uniformly (FlexLog: index
+ * lookup + copy of the payload into a byte[]; RocksDB: {@code get} into a byte[]).
+ *
+ * <p>Equal durability: {@code process} is FlexLog's flush into a shared mapping against RocksDB
+ * {@code sync=false}; {@code fsync} is an msync per append against {@code sync=true}. llpl reads
+ * {@code PMEM_IS_PMEM_FORCE} once per process, so run {@code process} with it set to 1 and {@code
+ * fsync} with it unset, in separate JMH runs (the forks inherit the environment).
+ *
+ * <p>Threads: every JMH thread has its own FlexLog log (a log has one owner thread, as a replica
+ * runs its log on its event loop), while RocksDB threads share one database, as Boki uses it.
+ *
+ * <p>Lifetimes: RocksDB keeps one database for the whole trial, so its memtable flushes and
+ * compactions are part of the measurement, as in a long-running Boki. FlexLog's logs have a fixed
+ * capacity and cannot reuse space in this version, so every iteration starts on fresh logs of
+ * {@code logMiB} each (an append costs the same in a fresh log as in a fuller one; a fresh one only
+ * adds first-touch page faults); a log that fills up within an iteration fails the run rather than
+ * pausing the clock: raise {@code -p logMiB} or shorten {@code -r}. Every new log or database is
+ * preloaded with the command line's number of records per thread. Data goes to {@code
+ * -Dflexlog.bench.dir} (default the system temporary directory) and is deleted afterwards.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 5, time = 200, timeUnit = TimeUnit.MILLISECONDS)
+@Measurement(iterations = 10, time = 200, timeUnit = TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = "-Dflexlog.log.level=WARN")
+public class StorageBenchmark {
+  static final String ROCKSDB = "rocksdb";
+
+  @Param({"llpl", "mapped", ROCKSDB})
+  public String engine;
+
+  @Param({"process"})
+  public String durability;
+
+  @Param({"1024"})
+  public int recordBytes;
+
+  @Param({"0"})
+  public int readPercent;
+
+  /** Capacity of each FlexLog thread's log, created afresh every iteration. */
+  @Param({"1024"})
+  public int logMiB;
+
+  private RecordPattern pattern;
+  private DurabilityMode mode;
+  private Path root;
+  private Path dir;
+  private Thread cleanup;
+  private RecordStore store;
+  private RecordLog[] logs;
+  // Bumped whenever a new store is opened, so that threads know to open new logs on it.
+  private volatile int generation;
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    pattern = new RecordPattern(recordBytes);
+    mode = DurabilityMode.parse(durability);
+    Path base =
+        Path.of(System.getProperty("flexlog.bench.dir", System.getProperty("java.io.tmpdir")));
+    root = Files.createTempDirectory(base, "flexlog-jmh-storage-");
+    // A failing benchmark skips its tear-down; the fork's exit still removes the data.
+    cleanup = new Thread(() -> Directories.deleteRecursively(root), "flexlog-jmh-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+  }
+
+  /**
+   * Opens the store and every thread's log, preloaded, before any thread starts the iteration: a
+   * thread that finished its own set-up early would otherwise run unmeasured operations (JMH's
+   * synchronised start) while the others still create their logs, and could fill its log.
+   */
+  @Setup(Level.Iteration)
+  public void openStore(BenchmarkParams params) throws IOException {
+    if (store != null) {
+      return; // RocksDB: one database per trial
+    }
+    dir = Files.createTempDirectory(root, "store-");
+    long logBytes = (long) logMiB << 20;
+    store =
+        ROCKSDB.equals(engine)
+            ? new RocksDbStore(dir, mode, pattern)
+            : new FlexLogStore(
+                engine, dir, logBytes, StorageSettings.chunkBytes(logBytes), mode, pattern);
+    logs = new RecordLog[params.getThreads()];
+    int preload = StorageSettings.preloadRecords(logBytes, recordBytes);
+    // Opened and preloaded in parallel (creating a log takes seconds), then owned by JMH thread t;
+    // the end of the parallel stream and JMH's iteration start order the hand-over.
+    IntStream.range(0, logs.length)
+        .parallel()
+        .forEach(
+            t -> {
+              logs[t] = store.openLog(t);
+              logs[t].preload(preload);
+            });
+    generation++;
+  }
+
+  @TearDown(Level.Iteration)
+  public void endIteration() {
+    if (!ROCKSDB.equals(engine)) {
+      closeStore();
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    closeStore();
+    Directories.deleteRecursively(root);
+    Runtime.getRuntime().removeShutdownHook(cleanup);
+  }
+
+  private void closeStore() {
+    if (store != null) {
+      store.close();
+      store = null;
+      logs = null;
+      Directories.deleteRecursively(dir);
+    }
+  }
+
+  /** One JMH thread's log and operation mix on the current store. */
+  @State(Scope.Thread)
+  public static class ThreadLog {
+    RecordLog log;
+    Workload workload;
+    int thread;
+    int generation;
+    int logMiB;
+
+    @Setup(Level.Iteration)
+    public void open(StorageBenchmark bench, ThreadParams threads) {
+      if (log != null && generation == bench.generation) {
+        return; // same store as the last iteration: keep writing and reading this thread's log
+      }
+      thread = threads.getThreadIndex();
+      generation = bench.generation;
+      logMiB = bench.logMiB;
+      log = bench.logs[thread];
+      workload =
+          new Workload(log, bench.pattern, thread, bench.readPercent, 0x9E37_79B9L * (thread + 1));
+    }
+  }
+
+  @Benchmark
+  public Operation operation(ThreadLog t) {
+    Operation op = t.workload.step();
+    if (op == Operation.LOG_FULL) {
+      throw new IllegalStateException(
+          "thread "
+              + t.thread
+              + "'s FlexLog log of "
+              + t.logMiB
+              + " MiB filled up within one iteration after "
+              + t.log.written()
+              + " records: raise -p logMiB or shorten the iterations (-r)");
+    }
+    return op;
+  }
+}

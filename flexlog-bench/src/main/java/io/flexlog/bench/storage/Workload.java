@@ -1,0 +1,92 @@
+package io.flexlog.bench.storage;
+
+import java.util.SplittableRandom;
+
+/**
+ * One thread's operation mix over its {@link RecordLog}: each step is a read with probability
+ * {@code readPercent}%, of a record chosen uniformly among those written so far, and otherwise an
+ * append of the next record. A read copies the record into a reusable array and checks its key
+ * stamp and length, so a read path that returns the wrong bytes fails the run instead of counting.
+ *
+ * <p>Threading: one owner thread. Steady state allocates nothing here (the engines may).
+ */
+public final class Workload {
+  private final RecordLog log;
+  private final RecordPattern pattern;
+  private final int thread;
+  private final int readPercent;
+  private final SplittableRandom random;
+  private final byte[] readBuffer;
+
+  /**
+   * @param readPercent 0 to 100
+   * @param seed for the operation choices and read positions
+   */
+  public Workload(RecordLog log, RecordPattern pattern, int thread, int readPercent, long seed) {
+    if (readPercent < 0 || readPercent > 100) {
+      throw new IllegalArgumentException("readPercent must be 0..100, got " + readPercent);
+    }
+    this.log = log;
+    this.pattern = pattern;
+    this.thread = thread;
+    this.readPercent = readPercent;
+    this.random = new SplittableRandom(seed);
+    this.readBuffer = new byte[pattern.recordBytes()];
+  }
+
+  /** Performs one operation. */
+  public Operation step() {
+    long written = log.written();
+    if (readPercent > 0 && written > 0 && random.nextInt(100) < readPercent) {
+      long recordNumber = random.nextLong(written);
+      int length = log.read(recordNumber, readBuffer);
+      long expected = RecordPattern.key(thread, recordNumber);
+      if (length != readBuffer.length || RecordPattern.stampedKey(readBuffer) != expected) {
+        throw new IllegalStateException(mismatch(recordNumber, length));
+      }
+      return Operation.READ;
+    }
+    return log.append() ? Operation.APPEND : Operation.LOG_FULL;
+  }
+
+  /**
+   * Reads back up to {@code samples} records spread evenly over those written, the first and last
+   * included, and compares every byte with what was written.
+   *
+   * @return how many records were checked
+   * @throws IllegalStateException naming the first record that differs
+   */
+  public int verify(int samples) {
+    long written = log.written();
+    if (written == 0 || samples <= 0) {
+      return 0;
+    }
+    int checked = 0;
+    long count = Math.min(samples, written);
+    for (long i = 0; i < count; i++) {
+      long recordNumber = count == 1 ? written - 1 : i * (written - 1) / (count - 1);
+      int length = log.read(recordNumber, readBuffer);
+      if (!pattern.matches(readBuffer, length, RecordPattern.key(thread, recordNumber))) {
+        throw new IllegalStateException(mismatch(recordNumber, length));
+      }
+      checked++;
+    }
+    return checked;
+  }
+
+  private String mismatch(long recordNumber, int length) {
+    return "thread "
+        + thread
+        + " read record "
+        + recordNumber
+        + " back wrong: "
+        + length
+        + " bytes with key "
+        + (length >= Long.BYTES ? RecordPattern.stampedKey(readBuffer) : -1)
+        + ", expected "
+        + readBuffer.length
+        + " bytes with key "
+        + RecordPattern.key(thread, recordNumber)
+        + " and the written bytes";
+  }
+}
