@@ -24,11 +24,12 @@ class BenchCliExtensionTest {
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
     assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage", "ordering");
-    assertThat(bench.getSubcommands().get("append").getCommand()).isInstanceOf(AppendCommand.class);
-    assertThat(bench.getSubcommands().get("storage").getCommand())
-        .isInstanceOf(StorageCommand.class);
-    assertThat(bench.getSubcommands().get("ordering").getCommand())
-        .isInstanceOf(OrderingCommand.class);
+    Object append = bench.getSubcommands().get("append").getCommand();
+    Object storage = bench.getSubcommands().get("storage").getCommand();
+    Object ordering = bench.getSubcommands().get("ordering").getCommand();
+    assertThat(append).isInstanceOf(AppendCommand.class);
+    assertThat(storage).isInstanceOf(StorageCommand.class);
+    assertThat(ordering).isInstanceOf(OrderingCommand.class);
   }
 
   @Test
