@@ -40,7 +40,9 @@ final class ChildLinks {
 
   /**
    * SEQUENCER_HELLO: makes the connection the child's current one and writes, down every edge from
-   * the child, the watermark of every color above the edge that is known here.
+   * the child, the watermark of every color above the edge that is known here. A child says HELLO
+   * again on the same connection after it applied a newer topology, to get the watermarks of edges
+   * that are new to it.
    *
    * @return null on success, or why the connection was refused
    */
@@ -51,16 +53,30 @@ final class ChildLinks {
     if (rejection != null) {
       return rejection;
     }
-    Topology topology = tables.topology();
-    long childVersion = SequencerHelloDescriptor.topologyVersion(frame);
     LOG.info(
-        "sequencer node {} (incarnation {}, topology version {}) connected as a child of node {}"
+        "sequencer node {} (incarnation {}, topology version {}) is a child of node {}"
             + " (topology version {})",
         childNodeId,
         incarnation,
-        childVersion,
+        SequencerHelloDescriptor.topologyVersion(frame),
         nodeId,
-        topology.version());
+        tables.topology().version());
+    writeCatchUp(link, childNodeId);
+    return null;
+  }
+
+  /** After this node applied a newer topology: catch-up watermarks, new edges included. */
+  void onTopologyChanged() {
+    children.forEachConnected(this::writeCatchUp);
+  }
+
+  /**
+   * Writes down every edge to the child the watermark of every color above it that is known here.
+   * Safe at any point of a connection: a hosted color's watermark follows every range it covers,
+   * and a forwarded color's released watermark followed every answer it covers.
+   */
+  private void writeCatchUp(PeerLink link, int childNodeId) {
+    Topology topology = tables.topology();
     for (Routing.Edge edge : tables.routing().edgesTo(childNodeId)) {
       int position = topology.color(edge.colorId()).orElseThrow().parentId();
       for (int colorId : tables.routing().selfAndAncestors(position)) {
@@ -70,7 +86,6 @@ final class ChildLinks {
         }
       }
     }
-    return null;
   }
 
   private long catchUpWatermark(int position, int colorId) {
@@ -79,7 +94,7 @@ final class ChildLinks {
       return hosted.role.watermark();
     }
     ForwardRoute route = tables.route(position, colorId);
-    return route == null ? 0 : route.catchUpWatermark();
+    return route == null ? 0 : route.releasedWatermark();
   }
 
   /**

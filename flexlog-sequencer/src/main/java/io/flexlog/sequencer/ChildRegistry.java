@@ -2,6 +2,7 @@ package io.flexlog.sequencer;
 
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.ProtocolException;
+import java.util.function.ObjIntConsumer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongArrayQueue;
@@ -46,11 +47,17 @@ final class ChildRegistry {
 
   /**
    * SEQUENCER_HELLO: makes {@code link} the current connection of the child. A larger incarnation
-   * than known forgets the earlier incarnation's requests.
+   * than known forgets the earlier incarnation's requests. The same HELLO again on the same
+   * connection is accepted and changes nothing.
    *
    * @return null on success, or why the connection was refused
    */
   Rejection identify(PeerLink link, int childNodeId, int incarnation) {
+    if (link.kind() == PeerLink.Kind.CHILD
+        && link.peerNodeId() == childNodeId
+        && link.incarnation() == incarnation) {
+      return null; // said again after a topology change: nothing changes here
+    }
     if (!link.isUnidentified()) {
       return new Rejection(
           ErrorCode.INVALID_ARGUMENT,
@@ -152,6 +159,15 @@ final class ChildRegistry {
         && child.incarnation == incarnation
         && child.answers.get(requestId) == PENDING) {
       child.answers.remove(requestId);
+    }
+  }
+
+  /** Calls {@code action} with the node id and connection of every connected child. */
+  void forEachConnected(ObjIntConsumer<PeerLink> action) {
+    for (Child child : children.values()) {
+      if (child.link != null) {
+        action.accept(child.link, child.nodeId);
+      }
     }
   }
 

@@ -241,9 +241,14 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
     return releasedWatermark;
   }
 
+  /** The latest watermark written down to this route's replicas and children, 0 before any. */
+  long releasedWatermark() {
+    return releasedWatermark;
+  }
+
   /**
-   * The watermark for a connection that just registered: every SN up to it was assigned, and
-   * everything this route already published is covered, so the newcomer (which missed those
+   * The watermark for a replica connection that just registered: every SN up to it was assigned,
+   * and everything this route already published is covered, so the newcomer (which missed those
    * responses) treats that span as possibly missed, never as complete. 0 when nothing is known.
    */
   long catchUpWatermark() {

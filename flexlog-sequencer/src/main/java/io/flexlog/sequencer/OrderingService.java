@@ -423,6 +423,9 @@ final class OrderingService {
     tables.install(newer);
     registry.update(newer);
     parentLinks.install();
+    parentLinks.onTopologyChanged();
+    childLinks.onTopologyChanged();
+    scheduleEndOfTurn();
     LOG.info(
         "sequencer node {} now at topology version {}, hosting {}",
         nodeId,

@@ -105,6 +105,22 @@ final class ParentLinks {
   }
 
   /**
+   * After this node applied a newer topology: says HELLO again on every connected parent link, so
+   * that each parent sends the watermarks of edges that are new to this node.
+   */
+  void onTopologyChanged() {
+    for (ParentSession session : sessions.values()) {
+      if (session.link() != null) {
+        broadcaster.write(
+            session.link(),
+            SequencerHelloDescriptor.encode(
+                broadcaster.alloc(), nodeId, incarnation, tables.topology().version()));
+        endOfTurn.run();
+      }
+    }
+  }
+
+  /**
    * A connection to a parent broke: its unanswered requests are re-sent on the next one; until
    * their answers arrive, their routes hold watermarks back.
    */

@@ -209,6 +209,29 @@ final class SimReplica {
     maxLearned.merge(color, sn, Math::max);
   }
 
+  /**
+   * At quiescence: this replica has a watermark of every color its shard serves, at least the last
+   * SN the color issued (idle colors get a watermark after their last batch too).
+   */
+  void checkCaughtUp(io.flexlog.core.model.Topology topology, Map<Integer, Long> lastIssued) {
+    for (io.flexlog.core.model.Color c = topology.color(shard.colorId()).orElseThrow();
+        c != null;
+        c = c.isRoot() ? null : topology.color(c.parentId()).orElseThrow()) {
+      long last = lastIssued.getOrDefault(c.id(), 0L);
+      Long watermark = maxWatermark.get(c.id());
+      if (last > 0 && (watermark == null || watermark < last)) {
+        world.fail(
+            this
+                + " has watermark "
+                + (watermark == null ? "none" : Sn.describe(watermark))
+                + " of color "
+                + c.id()
+                + ", which issued up to "
+                + Sn.describe(last));
+      }
+    }
+  }
+
   /** At quiescence: every color this replica learned SNs of has a watermark covering them. */
   void checkCovered() {
     maxLearned.forEach(

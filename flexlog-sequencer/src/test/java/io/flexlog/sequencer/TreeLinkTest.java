@@ -48,6 +48,22 @@ class TreeLinkTest {
               new Color(GLOBAL, "global", Color.NO_PARENT, 0), new Color(LEFT, "left", GLOBAL, 1)),
           List.of(new Shard(SHARD, LEFT, List.of(REPLICA))));
 
+  /** Version 2 adds color "right" under global on the leaf node, with shard 20. */
+  private static final Topology GROWN =
+      new Topology(
+          2,
+          List.of(
+              new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", 7000),
+              new NodeAddress(1, Kind.SEQUENCER, "127.0.0.1", 7001),
+              new NodeAddress(REPLICA, Kind.REPLICA, "127.0.0.1", 7002),
+              new NodeAddress(REPLICA + 1, Kind.REPLICA, "127.0.0.1", 7003)),
+          List.of(
+              new Color(GLOBAL, "global", Color.NO_PARENT, 0),
+              new Color(LEFT, "left", GLOBAL, 1),
+              new Color(2, "right", GLOBAL, 1)),
+          List.of(
+              new Shard(SHARD, LEFT, List.of(REPLICA)), new Shard(20, 2, List.of(REPLICA + 1))));
+
   private final List<long[]> issued = new ArrayList<>();
   private final List<ByteBuf> toRelease = new ArrayList<>();
 
@@ -305,5 +321,68 @@ class TreeLinkTest {
     second.deliverDown(restartedLeaf, answer);
     restartedLeaf.endTurn();
     assertThat(OrderResponseDescriptor.sn(replica.take(), 0)).isEqualTo(Sn.of(3, 3));
+  }
+
+  /**
+   * A new color adds a new edge between two connected nodes. Whichever of them applies the newer
+   * topology first, the new color's replicas get the ancestor's watermark without waiting for its
+   * next batch.
+   */
+  private void assertNewEdgeGetsTheWatermark(boolean parentFirst) {
+    Node root = new Node(0, 3);
+    Node leaf = new Node(1, 1);
+    replica(leaf);
+    Uplink link = new Uplink(leaf, root);
+    leaf.endTurn();
+    link.deliverUp();
+    root.endTurn();
+    ByteBuf frame;
+    while ((frame = link.rootEnd.readOutbound()) != null) {
+      toRelease.add(frame);
+      link.deliverDown(leaf, frame);
+    }
+    leaf.endTurn();
+
+    Node first = parentFirst ? root : leaf;
+    Node second = parentFirst ? leaf : root;
+    first.service.updateTopology(GROWN);
+    first.endTurn();
+    second.service.updateTopology(GROWN);
+    second.endTurn();
+    for (int i = 0; i < 2; i++) {
+      link.deliverUp();
+      root.endTurn();
+      while ((frame = link.rootEnd.readOutbound()) != null) {
+        toRelease.add(frame);
+        link.deliverDown(leaf, frame);
+      }
+      leaf.endTurn();
+    }
+
+    Pipe right = new Pipe();
+    PeerLink rightLink = leaf.service.onConnected(right);
+    ByteBuf hello =
+        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA + 1, new int[] {20});
+    assertThat(leaf.service.onHello(rightLink, hello)).isNull();
+    hello.release();
+    leaf.endTurn();
+    long global = -1;
+    while (!right.flushed.isEmpty()) {
+      ByteBuf w = right.take();
+      if (WatermarkDescriptor.colorId(w) == GLOBAL) {
+        global = WatermarkDescriptor.watermark(w);
+      }
+    }
+    assertThat(global).isEqualTo(Sn.of(3, 2));
+  }
+
+  @Test
+  void shouldSendTheWatermarkDownANewEdgeWhenTheParentLearnsOfItFirst() {
+    assertNewEdgeGetsTheWatermark(true);
+  }
+
+  @Test
+  void shouldSendTheWatermarkDownANewEdgeWhenTheChildLearnsOfItFirst() {
+    assertNewEdgeGetsTheWatermark(false);
   }
 }

@@ -570,6 +570,7 @@ final class TreeSimulation {
         }
       }
       r.checkCovered();
+      r.checkCaughtUp(scenario.versions().get(scenario.versions().size() - 1), lastIssued);
     }
     for (Map.Entry<TokenKey, Shard> e : tokenShards.entrySet()) {
       for (SimReplica r : replicasOf(e.getValue())) {
