@@ -184,10 +184,13 @@ final class OrderingService {
             + describe(color)
             + " is ordered by sequencer node "
             + color.sequencerId()
+            + ", not by node "
+            + nodeId
             + ", and shard "
             + shardId
-            + " is attached to a color of another node than node "
-            + nodeId);
+            + " is not attached to a color of node "
+            + nodeId
+            + ": send its order requests to the node of its color");
   }
 
   private Rejection outsideSubtree(int shardId, int colorId) {

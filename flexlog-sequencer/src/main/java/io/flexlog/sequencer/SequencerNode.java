@@ -61,7 +61,6 @@ public final class SequencerNode implements AutoCloseable {
   private final SequencerConfig config;
   private final MeterRegistry meterRegistry;
   private final long maxCounter;
-  private final OrderingRole.IssueObserver observer;
   private volatile Topology topology;
   private EpochStore epochStore;
   private EventLoopGroup group;
@@ -78,27 +77,16 @@ public final class SequencerNode implements AutoCloseable {
    * @throws IllegalArgumentException when the config's node id is not a sequencer of the topology
    */
   public SequencerNode(SequencerConfig config, Topology topology, MeterRegistry meterRegistry) {
-    this(config, topology, meterRegistry, Sn.MAX_COUNTER, null);
+    this(config, topology, meterRegistry, Sn.MAX_COUNTER);
   }
 
   /** For tests: {@code maxCounter} is the last counter value of an epoch before it moves on. */
   SequencerNode(
       SequencerConfig config, Topology topology, MeterRegistry meterRegistry, long maxCounter) {
-    this(config, topology, meterRegistry, maxCounter, null);
-  }
-
-  /** For tests: {@code observer} is told about every SN a hosted role issues. */
-  SequencerNode(
-      SequencerConfig config,
-      Topology topology,
-      MeterRegistry meterRegistry,
-      long maxCounter,
-      OrderingRole.IssueObserver observer) {
     this.config = Objects.requireNonNull(config, "config");
     this.topology = Objects.requireNonNull(topology, "topology");
     this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
     this.maxCounter = maxCounter;
-    this.observer = observer;
     NodeAddress self = topology.nodes().get(config.nodeId());
     if (self == null || self.kind() != NodeAddress.Kind.SEQUENCER) {
       throw new IllegalArgumentException(
@@ -162,7 +150,7 @@ public final class SequencerNode implements AutoCloseable {
             metrics,
             ByteBufAllocator.DEFAULT,
             new LoopRuntime(),
-            observer);
+            null);
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group, group)

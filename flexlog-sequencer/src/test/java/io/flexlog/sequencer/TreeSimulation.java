@@ -676,6 +676,11 @@ final class TreeSimulation {
     }
   }
 
+  /** The last events, one per line. */
+  String trace() {
+    return String.join("\n", trace);
+  }
+
   String summary() {
     return String.format(
         "seed %d %s: %d steps, %d SNs issued, %d crashes, %d drops, %d tokens",
