@@ -1,26 +1,28 @@
 package io.flexlog.sequencer;
 
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TreeWatermarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 
 /**
- * Encodes ORDER_RESPONSE and WATERMARK frames and writes them to replica connections. Each frame is
+ * Encodes the frames a sequencer sends down (ORDER_RESPONSE and WATERMARK to replicas,
+ * TREE_WATERMARK to child nodes) and writes them to connections. A frame for several replicas is
  * encoded once into a pooled buffer and written to every target as a retained duplicate (no
  * copies); writes are not flushed until {@link #flushDirty}, so a connection gets one flush (one
  * syscall) per event-loop turn.
  *
- * <p>Ordering: frames reach one connection in the order they are written here (Netty keeps a
- * channel's writes FIFO), which is what lets a watermark cover the responses written before it.
+ * <p>Ordering: frames reach one connection in the order they are written here (FIFO), which is what
+ * lets a watermark cover the responses written before it.
  *
  * <p>Threading: owned by the node's event loop.
  */
 final class Broadcaster {
   private final ByteBufAllocator alloc;
   private final ReplicaRegistry registry;
-  private final ArrayList<ReplicaLink> dirty = new ArrayList<>();
+  private final ArrayList<PeerLink> dirty = new ArrayList<>();
   private long watermarkStamp;
 
   Broadcaster(ByteBufAllocator alloc, ReplicaRegistry registry) {
@@ -33,20 +35,17 @@ final class Broadcaster {
   }
 
   /**
-   * Writes, per shard of the role's batch, one ORDER_RESPONSE with the batch's assigned entries to
-   * every registered replica of that shard; then one WATERMARK of the role to every connection
-   * registered for a shard in the role's subtree. Entries without an SN are skipped.
+   * Writes, per shard slot of the batch, one ORDER_RESPONSE with the batch's assigned entries to
+   * every registered replica of that shard. Entries without an SN are skipped.
    */
-  void publish(OrderingRole role) {
-    ColorBatch batch = role.batch();
+  void writeResponses(int colorId, ShardSlots slots, ColorBatch batch) {
     for (int k = 0; k < batch.activeSlotCount(); k++) {
       int slot = batch.activeSlot(k);
-      ShardTargets targets = registry.targets(role.shardId(slot));
-      if (hasLinks(targets)) {
-        writeResponse(role.colorId(), targets, batch, slot);
+      ShardTargets targets = registry.targets(slots.shardId(slot));
+      if (targets != null && hasLinks(targets)) {
+        writeResponse(colorId, targets, batch, slot);
       }
     }
-    writeWatermark(role);
   }
 
   private void writeResponse(int colorId, ShardTargets targets, ColorBatch batch, int slot) {
@@ -69,7 +68,7 @@ final class Broadcaster {
         }
       }
       for (int p = 0; p < targets.capacity(); p++) {
-        ReplicaLink link = targets.link(p);
+        PeerLink link = targets.link(p);
         if (link != null) {
           write(link, frame.retainedDuplicate());
         }
@@ -79,14 +78,21 @@ final class Broadcaster {
     }
   }
 
-  private void writeWatermark(OrderingRole role) {
+  /**
+   * Writes one WATERMARK of the color to every connection registered for one of the shards of
+   * {@code slots}, once per connection even when it serves several of them.
+   */
+  void writeWatermark(int colorId, long watermark, ShardSlots slots) {
     long stamp = ++watermarkStamp;
-    ByteBuf frame = WatermarkDescriptor.encode(alloc, role.colorId(), role.watermark());
+    ByteBuf frame = WatermarkDescriptor.encode(alloc, colorId, watermark);
     try {
-      for (int slot = 0; slot < role.shardCount(); slot++) {
-        ShardTargets targets = registry.targets(role.shardId(slot));
+      for (int slot = 0; slot < slots.shardCount(); slot++) {
+        ShardTargets targets = registry.targets(slots.shardId(slot));
+        if (targets == null) {
+          continue;
+        }
         for (int p = 0; p < targets.capacity(); p++) {
-          ReplicaLink link = targets.link(p);
+          PeerLink link = targets.link(p);
           if (link != null && link.claimWatermark(stamp)) {
             write(link, frame.retainedDuplicate());
           }
@@ -97,16 +103,19 @@ final class Broadcaster {
     }
   }
 
-  /** Writes the role's current watermark to one connection (after its HELLO). */
-  void writeWatermark(ReplicaLink link, OrderingRole role) {
-    write(link, WatermarkDescriptor.encode(alloc, role.colorId(), role.watermark()));
+  /** Writes a color's watermark to one replica connection (catch-up after its HELLO). */
+  void writeWatermark(PeerLink link, int colorId, long watermark) {
+    write(link, WatermarkDescriptor.encode(alloc, colorId, watermark));
+  }
+
+  /** Writes a TREE_WATERMARK down the edge {@code viaColorId} to a child node's connection. */
+  void writeTreeWatermark(PeerLink child, int colorId, int viaColorId, long watermark) {
+    write(child, TreeWatermarkDescriptor.encode(alloc, colorId, viaColorId, watermark));
   }
 
   /** Writes a frame to one connection without flushing; takes ownership of {@code frame}. */
-  void write(ReplicaLink link, ByteBuf frame) {
-    // The void promise saves an allocation per write; a failed write then reaches the channel's
-    // exceptionCaught, which closes that connection.
-    link.channel().write(frame, link.channel().voidPromise());
+  void write(PeerLink link, ByteBuf frame) {
+    link.out().write(frame);
     if (link.markDirty()) {
       dirty.add(link);
     }

@@ -16,12 +16,12 @@ final class ColorBatch {
   private int size;
 
   /** Per shard slot: indexes into the arrival arrays. */
-  private final int[][] slotEntries;
+  private int[][] slotEntries;
 
-  private final int[] slotCounts;
+  private int[] slotCounts;
 
   /** Slots with at least one entry this turn, in first-arrival order. */
-  private final int[] activeSlots;
+  private int[] activeSlots;
 
   private int activeCount;
 
@@ -32,6 +32,20 @@ final class ColorBatch {
     }
     slotCounts = new int[slotCount];
     activeSlots = new int[slotCount];
+  }
+
+  /** Makes room for slots {@code [0, slotCount)}; a newer topology can add shards. */
+  void ensureSlots(int slotCount) {
+    int old = slotCounts.length;
+    if (slotCount <= old) {
+      return;
+    }
+    slotEntries = Arrays.copyOf(slotEntries, slotCount);
+    for (int s = old; s < slotCount; s++) {
+      slotEntries[s] = new int[16];
+    }
+    slotCounts = Arrays.copyOf(slotCounts, slotCount);
+    activeSlots = Arrays.copyOf(activeSlots, slotCount);
   }
 
   void add(int slot, long tokenHi, long tokenLo) {

@@ -28,7 +28,7 @@ import java.nio.file.StandardOpenOption;
  * <p>Threading: {@link #advance} is called by one thread at a time (the node's event loop after
  * start); {@link #current} may be read from any thread.
  */
-public final class EpochStore implements OrderingRole.EpochSource {
+public final class EpochStore implements OrderingRole.NodeEpochs {
   static final String FILE_NAME = "epoch";
   private static final String TEMP_NAME = "epoch.tmp";
 
@@ -57,6 +57,7 @@ public final class EpochStore implements OrderingRole.EpochSource {
   }
 
   /** The latest durable epoch. */
+  @Override
   public int current() {
     return current;
   }

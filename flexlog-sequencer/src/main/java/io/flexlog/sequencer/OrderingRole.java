@@ -4,6 +4,7 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenLongMap;
+import java.util.Arrays;
 import java.util.List;
 import org.agrona.collections.Int2IntHashMap;
 
@@ -12,19 +13,29 @@ import org.agrona.collections.Int2IntHashMap;
  * deduplication window and the batch of the current event-loop turn (paper Alg. 1, lines 28-39).
  *
  * <p>Life of a token: {@link #offer} either adds it to the batch (and marks it pending in the dedup
- * window), reports it as already pending, or returns the SN it was given earlier. At the end of the
- * turn {@link #assignBatch} gives every batched token the next SN in arrival order. SNs of one role
- * strictly increase; when the counter would pass {@code maxCounter} the role first moves to a new
- * durable epoch from its {@link EpochSource} and restarts the counter at 1.
+ * window), reports it as already pending, or returns the SN it was given earlier. Range requests of
+ * child sequencer nodes join the turn through {@link #offerRange} (their deduplication happens per
+ * child, see {@link ChildRegistry}). At the end of the turn {@link #assignBatch} gives every
+ * batched token the next SN in arrival order, then every range its {@code n} next SNs. SNs of one
+ * role strictly increase; when the counter would pass {@code maxCounter} the role first moves to a
+ * new durable epoch from its {@link EpochSource} and restarts the counter at 1. A range never spans
+ * two epochs: if it does not fit in the current one, the rest of the epoch is skipped (holes are
+ * legal).
  *
  * <p>Threading: not thread-safe; every method runs on the owning node's event loop.
  */
-final class OrderingRole {
+final class OrderingRole implements ShardSlots, TokenOrderer {
   /** Result of {@link #offer}: the token is new and joined the batch. */
   static final long ACCEPTED = 0L;
 
   /** Result of {@link #offer}: the token is already in this turn's batch. */
   static final long PENDING = -1L;
+
+  /** Told about every SN issued, in issue order; the simulation checks invariants with it. */
+  @FunctionalInterface
+  interface IssueObserver {
+    void onIssued(int colorId, long firstSn, int count);
+  }
 
   /** Hands out durable epochs; called on counter overflow. */
   @FunctionalInterface
@@ -33,13 +44,20 @@ final class OrderingRole {
     int advance();
   }
 
+  /** A node's durable epoch: the current one (new roles start in it) and the next ones. */
+  interface NodeEpochs extends EpochSource {
+    int current();
+  }
+
   private final Color color;
-  private final int[] shardIds;
+  private int[] shardIds;
   private final Int2IntHashMap slotByShard;
   private final TokenLongMap dedup;
   private final ColorBatch batch;
+  private final ChildParts ranges = new ChildParts();
   private final long maxCounter;
   private final EpochSource epochs;
+  private IssueObserver observer;
   private int epoch;
   private long counter;
 
@@ -76,7 +94,27 @@ final class OrderingRole {
     return color;
   }
 
-  int colorId() {
+  void observe(IssueObserver observer) {
+    this.observer = observer;
+  }
+
+  /**
+   * Adds the shards of a newer topology that joined this color's subtree; known ones are skipped.
+   */
+  void addShards(List<Shard> subtreeShards) {
+    for (Shard shard : subtreeShards) {
+      if (slotByShard.get(shard.id()) < 0) {
+        int slot = shardIds.length;
+        shardIds = Arrays.copyOf(shardIds, slot + 1);
+        shardIds[slot] = shard.id();
+        slotByShard.put(shard.id(), slot);
+      }
+    }
+    batch.ensureSlots(shardIds.length);
+  }
+
+  @Override
+  public int colorId() {
     return color.id();
   }
 
@@ -85,11 +123,13 @@ final class OrderingRole {
   }
 
   /** Number of shards in the subtree; slots are {@code [0, shardCount())}. */
-  int shardCount() {
+  @Override
+  public int shardCount() {
     return shardIds.length;
   }
 
-  int shardId(int slot) {
+  @Override
+  public int shardId(int slot) {
     return shardIds[slot];
   }
 
@@ -104,7 +144,8 @@ final class OrderingRole {
    * @return {@link #ACCEPTED} when the token joined this turn's batch, {@link #PENDING} when it is
    *     already in it, or else the SN it was assigned earlier (always positive)
    */
-  long offer(int slot, long tokenHi, long tokenLo) {
+  @Override
+  public long offer(int slot, long tokenHi, long tokenLo) {
     long known = dedup.get(tokenHi, tokenLo);
     if (known != Sn.NONE) {
       return known;
@@ -122,6 +163,25 @@ final class OrderingRole {
 
   ColorBatch batch() {
     return batch;
+  }
+
+  /** Adds a child's range request of {@code count} SNs to this turn (after dedup by the caller). */
+  void offerRange(int childNodeId, int incarnation, long requestId, int count) {
+    if (count < 1 || count > maxCounter) {
+      throw new IllegalArgumentException(
+          "range of " + count + " SNs outside [1, " + maxCounter + "]");
+    }
+    ranges.add(childNodeId, incarnation, requestId, count);
+  }
+
+  /** This turn's range requests; after {@link #assignBatch} each carries its first SN. */
+  ChildParts ranges() {
+    return ranges;
+  }
+
+  /** True when tokens or ranges wait for SNs in this turn. */
+  boolean hasWork() {
+    return !batch.isEmpty() || !ranges.isEmpty();
   }
 
   /**
@@ -144,17 +204,38 @@ final class OrderingRole {
       long sn = Sn.of(epoch, counter);
       batch.assign(i, sn);
       dedup.put(batch.hi(i), batch.lo(i), sn);
+      if (observer != null) {
+        observer.onIssued(color.id(), sn, 1);
+      }
+    }
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.firstSn(i) > 0) {
+        continue;
+      }
+      int n = ranges.count(i);
+      if (maxCounter - counter < n) {
+        epoch = epochs.advance();
+        counter = 0;
+      }
+      long first = Sn.of(epoch, counter + 1);
+      counter += n;
+      ranges.assign(i, first);
+      if (observer != null) {
+        observer.onIssued(color.id(), first, n);
+      }
     }
   }
 
-  /** Forgets the batch after it was published. */
+  /** Forgets the batch and the ranges after they were published. */
   void clearBatch() {
     batch.clear();
+    ranges.clear();
   }
 
   /**
    * Drops the batch after {@link #assignBatch} failed: tokens without an SN leave the dedup window
-   * so that a retried request is ordered afresh instead of being ignored as pending.
+   * so that a retried request is ordered afresh instead of being ignored as pending. Ranges without
+   * an SN are the caller's to refuse (it read them from {@link #ranges} before).
    */
   void abortBatch() {
     for (int i = 0; i < batch.size(); i++) {

@@ -8,38 +8,47 @@ import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoop;
+import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node-level ordering state: the hosted roles, the replica registry and the turn-based batching
- * (DESIGN §3.1).
+ * The ordering state machine of one sequencer node (DESIGN §3.1-§3.2): the roles of its hosted
+ * colors, the routes that forward other colors up the sequencer tree, its replicas, its child and
+ * parent nodes, and the turn-based batching. It knows nothing of sockets: connections are {@link
+ * Outbound}s, the event loop is a {@link NodeRuntime}, so the deterministic simulation drives the
+ * very same code as a running {@link SequencerNode}.
  *
- * <p>Batching: the first order request of an event-loop turn schedules {@link #endTurn} on the
- * loop. Netty runs tasks after it has processed every ready connection of the turn, so all requests
- * that arrived together (from any connection) land in one batch per color. The batch is then
- * assigned SNs, broadcast per shard, followed by one watermark per color, and each touched
- * connection is flushed once.
+ * <p>An order request for color X from a replica of shard S: if this node hosts X, its role
+ * deduplicates the tokens and assigns SNs at the end of the turn. Otherwise the route from S's
+ * color to X deduplicates them (every replica of S sends the same tokens, and only this node sees
+ * them all) and at the end of the turn sends one range request for the new tokens of the turn,
+ * together with the range requests of child nodes on the same route, to the parent node. Answers
+ * flow back down the same connections; each node splits the range in order over what it merged, and
+ * the node of S broadcasts ORDER_RESPONSE(token, sn) to every replica of S.
  *
- * <p>Threading contract: every method must be called on {@code loop}, the single event loop that
- * owns every connection of the node. That confinement is why no state here is locked.
+ * <p>Batching: the first request of an event-loop turn schedules {@link #endTurn} on the runtime,
+ * which runs it after every ready connection of the turn was read, so all requests that arrived
+ * together form one batch per color. {@link #endTurn} assigns the hosted roles' batches and
+ * publishes them (responses, then one watermark per color), sends the routes' range requests up,
+ * releases watermarks that came down, and flushes each touched connection once.
+ *
+ * <p>Threading contract: every method must be called on the thread that owns the runtime (the
+ * node's single event loop). That confinement is why no state here is locked.
  */
 final class OrderingService {
   private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
 
   private final int nodeId;
-  private final Topology topology;
-  private final EventLoop loop;
-  private final Int2ObjectHashMap<OrderingRole> roles = new Int2ObjectHashMap<>();
-  private final OrderingRole[] roleList;
-  private final SequencerMetrics.RoleMeters[] roleMeters;
+  private final NodeRuntime runtime;
+  private final OrderingTables tables;
   private final ReplicaRegistry registry;
   private final Broadcaster broadcaster;
+  private final ChildLinks childLinks;
+  private final ParentLinks parentLinks;
   private final Runnable endTurnTask = this::endTurn;
   private boolean turnScheduled;
 
@@ -47,34 +56,58 @@ final class OrderingService {
   private long[] duplicateSns = new long[16];
   private int[] duplicateIndexes = new int[16];
 
+  /**
+   * @param incarnation this process's identity towards parent nodes: its epoch at start
+   * @param epochs the node's durable epochs; new roles start in the current one
+   * @param maxCounter the last counter of an epoch ({@link Sn#MAX_COUNTER} in production)
+   * @param observer told about every SN issued by a hosted role, or null
+   */
   OrderingService(
       int nodeId,
+      int incarnation,
       Topology topology,
-      List<OrderingRole> hostedRoles,
+      int dedupWindow,
+      long maxCounter,
+      OrderingRole.NodeEpochs epochs,
       SequencerMetrics metrics,
-      Broadcaster broadcaster,
-      ReplicaRegistry registry,
-      EventLoop loop) {
+      ByteBufAllocator alloc,
+      NodeRuntime runtime,
+      OrderingRole.IssueObserver observer) {
     this.nodeId = nodeId;
-    this.topology = topology;
-    this.loop = loop;
-    this.registry = registry;
-    this.broadcaster = broadcaster;
-    this.roleList = hostedRoles.toArray(new OrderingRole[0]);
-    this.roleMeters = new SequencerMetrics.RoleMeters[roleList.length];
-    for (int i = 0; i < roleList.length; i++) {
-      roles.put(roleList[i].colorId(), roleList[i]);
-      roleMeters[i] = metrics.forColor(roleList[i].color().name());
-    }
+    this.runtime = runtime;
+    this.tables = new OrderingTables(nodeId, dedupWindow, maxCounter, epochs, metrics, observer);
+    tables.install(topology);
+    this.registry = new ReplicaRegistry(topology);
+    this.broadcaster = new Broadcaster(alloc, registry);
+    this.childLinks = new ChildLinks(nodeId, tables, broadcaster);
+    this.parentLinks =
+        new ParentLinks(
+            nodeId, incarnation, tables, broadcaster, childLinks, runtime, this::scheduleEndOfTurn);
+  }
+
+  /** Asks the runtime for connections to the parent nodes. Call once, on the owning thread. */
+  void start() {
+    parentLinks.install();
+  }
+
+  Topology topology() {
+    return tables.topology();
+  }
+
+  // ---------------------------------------------------------------- inbound connections
+
+  /** A peer (replica or child node) connected; the returned link identifies it from now on. */
+  PeerLink onConnected(Outbound out) {
+    return PeerLink.inbound(out);
   }
 
   /**
    * HELLO: registers the connection for the named shards and writes the current watermark of every
-   * hosted color whose subtree holds one of them.
+   * color ordered or forwarded here whose requests those shards send here.
    *
    * @return null on success, or why the HELLO was refused (nothing is registered then)
    */
-  Rejection onHello(ReplicaLink link, ByteBuf frame) {
+  Rejection onHello(PeerLink link, ByteBuf frame) {
     int[] shardIds = HelloDescriptor.shardIds(frame);
     Rejection rejection = registry.register(link, HelloDescriptor.replicaNodeId(frame), shardIds);
     if (rejection == null) {
@@ -90,23 +123,36 @@ final class OrderingService {
    *
    * @return null when accepted, or why the request was refused (no token was considered then)
    */
-  Rejection onOrderRequest(ReplicaLink link, ByteBuf frame) {
-    int colorId = OrderRequestDescriptor.colorId(frame);
-    OrderingRole role = roles.get(colorId);
-    if (role == null) {
-      return unknownColor(colorId);
-    }
-    int shardId = OrderRequestDescriptor.shardId(frame);
-    if (registry.targets(shardId) == null) {
-      return new Rejection(ErrorCode.UNKNOWN_SHARD, "unknown shard id " + shardId);
-    }
-    int slot = role.shardSlot(shardId);
-    if (slot < 0) {
+  Rejection onOrderRequest(PeerLink link, ByteBuf frame) {
+    if (link.kind() == PeerLink.Kind.CHILD) {
       return new Rejection(
-          ErrorCode.INVALID_ARGUMENT,
-          "shard " + shardId + " is outside the subtree of color " + describe(role.color()));
+          ErrorCode.INVALID_ARGUMENT, "ORDER_REQUEST from " + link + ", which is not a replica");
     }
-    if (!link.isIdentified()) {
+    int colorId = OrderRequestDescriptor.colorId(frame);
+    int shardId = OrderRequestDescriptor.shardId(frame);
+    ShardTargets targets = registry.targets(shardId);
+    OrderingTables.HostedColor hosted = tables.hosted(colorId);
+    TokenOrderer orderer;
+    int slot;
+    if (hosted != null) {
+      if (targets == null) {
+        return new Rejection(ErrorCode.UNKNOWN_SHARD, "unknown shard id " + shardId);
+      }
+      orderer = hosted.role;
+      slot = hosted.role.shardSlot(shardId);
+      if (slot < 0) {
+        return outsideSubtree(shardId, colorId);
+      }
+    } else {
+      ForwardRoute route =
+          targets == null ? null : tables.route(targets.shard().colorId(), colorId);
+      if (route == null) {
+        return refusal(colorId, shardId, targets);
+      }
+      orderer = route;
+      slot = route.shardSlot(shardId);
+    }
+    if (link.isUnidentified()) {
       int[] shard = {shardId};
       Rejection rejection =
           registry.register(link, OrderRequestDescriptor.replicaNodeId(frame), shard);
@@ -115,18 +161,54 @@ final class OrderingService {
       }
       sendWatermarks(link, shard);
     }
-    offerTokens(link, role, slot, frame);
+    offerTokens(link, orderer, slot, frame);
     return null;
   }
 
-  private void offerTokens(ReplicaLink link, OrderingRole role, int slot, ByteBuf frame) {
+  // Why a request for a color that is neither hosted nor forwarded from the shard is refused.
+  private Rejection refusal(int colorId, int shardId, ShardTargets targets) {
+    Topology topology = tables.topology();
+    Color color = topology.color(colorId).orElse(null);
+    if (color == null) {
+      return new Rejection(ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
+    }
+    if (targets == null) {
+      return new Rejection(ErrorCode.UNKNOWN_SHARD, "unknown shard id " + shardId);
+    }
+    if (!topology.isInSubtree(targets.shard().colorId(), colorId)) {
+      return outsideSubtree(shardId, colorId);
+    }
+    return new Rejection(
+        ErrorCode.UNKNOWN_COLOR,
+        "color "
+            + describe(color)
+            + " is ordered by sequencer node "
+            + color.sequencerId()
+            + ", not by node "
+            + nodeId
+            + ", and shard "
+            + shardId
+            + " is not attached to a color of node "
+            + nodeId
+            + ": send its order requests to the node of its color");
+  }
+
+  private Rejection outsideSubtree(int shardId, int colorId) {
+    String color =
+        tables.topology().color(colorId).map(OrderingService::describe).orElse("" + colorId);
+    return new Rejection(
+        ErrorCode.INVALID_ARGUMENT,
+        "shard " + shardId + " is outside the subtree of color " + color);
+  }
+
+  private void offerTokens(PeerLink link, TokenOrderer orderer, int slot, ByteBuf frame) {
     int count = OrderRequestDescriptor.count(frame);
     int duplicates = 0;
     boolean added = false;
     for (int i = 0; i < count; i++) {
       long hi = OrderRequestDescriptor.tokenSession(frame, i);
       long lo = OrderRequestDescriptor.tokenSequence(frame, i);
-      long result = role.offer(slot, hi, lo);
+      long result = orderer.offer(slot, hi, lo);
       if (result > 0) {
         if (duplicates == duplicateSns.length) {
           duplicateSns = Arrays.copyOf(duplicateSns, duplicates * 2);
@@ -139,7 +221,7 @@ final class OrderingService {
       }
     }
     if (duplicates > 0) {
-      answerDuplicates(link, role.colorId(), frame, duplicates);
+      answerDuplicates(link, orderer.colorId(), frame, duplicates);
     }
     if (added || duplicates > 0) {
       scheduleEndOfTurn();
@@ -147,7 +229,7 @@ final class OrderingService {
   }
 
   // Already-ordered tokens: only the asking replica lacks the answer (it reconnected or retried).
-  private void answerDuplicates(ReplicaLink link, int colorId, ByteBuf request, int duplicates) {
+  private void answerDuplicates(PeerLink link, int colorId, ByteBuf request, int duplicates) {
     int shardId = OrderRequestDescriptor.shardId(request);
     ByteBuf response =
         OrderResponseDescriptor.encodeHeader(broadcaster.alloc(), colorId, shardId, duplicates);
@@ -162,34 +244,91 @@ final class OrderingService {
     broadcaster.write(link, response);
   }
 
-  /** Forgets a closed connection. */
-  void onDisconnect(ReplicaLink link) {
-    registry.unregister(link);
+  /** SEQUENCER_HELLO from a child node; see {@link ChildLinks#onHello}. */
+  Rejection onSequencerHello(PeerLink link, ByteBuf frame) {
+    Rejection rejection = childLinks.onHello(link, frame);
+    scheduleEndOfTurn();
+    return rejection;
   }
+
+  /** RANGE_REQUEST from a child node; see {@link ChildLinks#onRangeRequest}. */
+  Rejection onRangeRequest(PeerLink link, ByteBuf frame) {
+    Rejection rejection = childLinks.onRangeRequest(link, frame);
+    scheduleEndOfTurn();
+    return rejection;
+  }
+
+  /** Forgets a closed inbound connection. */
+  void onDisconnect(PeerLink link) {
+    if (link.kind() == PeerLink.Kind.CHILD) {
+      childLinks.onClosed(link);
+    } else {
+      registry.unregister(link);
+    }
+  }
+
+  // ---------------------------------------------------------------- parent connections
+
+  /** The runtime's connection to parent node {@code parentNodeId} is up. */
+  PeerLink onParentConnected(int parentNodeId, Outbound out) {
+    return parentLinks.onConnected(parentNodeId, out);
+  }
+
+  /**
+   * A frame from a parent node.
+   *
+   * @throws io.flexlog.core.error.ProtocolException when the parent breaks the protocol; the caller
+   *     closes the connection
+   */
+  void onParentFrame(PeerLink link, ByteBuf frame) {
+    parentLinks.onFrame(link, frame);
+  }
+
+  void onParentClosed(PeerLink link) {
+    parentLinks.onClosed(link);
+  }
+
+  // ---------------------------------------------------------------- the turn
 
   private void scheduleEndOfTurn() {
     if (!turnScheduled) {
       turnScheduled = true;
-      loop.execute(endTurnTask);
+      runtime.execute(endTurnTask);
     }
   }
 
   /**
    * Ends the turn: per hosted color, assigns SNs to the batch and publishes it (responses, then the
-   * watermark); finally flushes every connection written to. Also called on close to publish
-   * whatever is still batched.
+   * watermark); sends every route's range requests up; releases the watermarks that came down;
+   * finally flushes every connection written to. Also called on close to publish whatever is still
+   * batched.
    */
   void endTurn() {
     turnScheduled = false;
-    for (int r = 0; r < roleList.length; r++) {
-      if (!roleList[r].batch().isEmpty()) {
-        publishBatch(roleList[r], roleMeters[r]);
+    List<OrderingTables.HostedColor> hostedColors = tables.hostedColors();
+    for (int i = 0; i < hostedColors.size(); i++) {
+      OrderingTables.HostedColor hosted = hostedColors.get(i);
+      if (hosted.role.hasWork()) {
+        publishBatch(hosted);
+      }
+    }
+    List<ForwardRoute> routes = tables.routes();
+    for (int i = 0; i < routes.size(); i++) {
+      ForwardRoute route = routes.get(i);
+      if (route.hasBatch()) {
+        parentLinks.sendUpward(route);
+      }
+      if (route.hasReleasableWatermark()) {
+        long watermark = route.releaseWatermark();
+        broadcaster.writeWatermark(route.colorId(), watermark, route);
+        childLinks.writeWatermark(route.colorId(), watermark, route.edges());
       }
     }
     broadcaster.flushDirty();
   }
 
-  private void publishBatch(OrderingRole role, SequencerMetrics.RoleMeters meters) {
+  private void publishBatch(OrderingTables.HostedColor hosted) {
+    OrderingRole role = hosted.role;
     boolean failed = false;
     try {
       role.assignBatch();
@@ -200,8 +339,12 @@ final class OrderingService {
           "color {}: cannot assign SNs, dropping the rest of the batch", describe(role.color()), e);
       failed = true;
     }
-    broadcaster.publish(role);
-    meters.recordBatch(assignedCount(role.batch()));
+    broadcaster.writeResponses(role.colorId(), role, role.batch());
+    childLinks.answer(role.colorId(), role.ranges());
+    long watermark = role.watermark();
+    broadcaster.writeWatermark(role.colorId(), watermark, role);
+    childLinks.writeWatermark(role.colorId(), watermark, hosted.edges);
+    hosted.meters.recordBatch(assignedCount(role));
     if (failed) {
       role.abortBatch();
     } else {
@@ -209,25 +352,37 @@ final class OrderingService {
     }
   }
 
-  private static int assignedCount(ColorBatch batch) {
+  private static int assignedCount(OrderingRole role) {
     int assigned = 0;
+    ColorBatch batch = role.batch();
     for (int i = 0; i < batch.size(); i++) {
       if (batch.sn(i) > 0) {
         assigned++;
       }
     }
+    ChildParts ranges = role.ranges();
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.firstSn(i) > 0) {
+        assigned += ranges.count(i);
+      }
+    }
     return assigned;
   }
 
-  private void sendWatermarks(ReplicaLink link, int[] shardIds) {
+  // Catch-up after a replica registered: the watermark of every color its shards use here.
+  private void sendWatermarks(PeerLink link, int[] shardIds) {
     boolean wrote = false;
-    for (OrderingRole role : roleList) {
-      for (int shardId : shardIds) {
-        if (role.shardSlot(shardId) >= 0) {
-          broadcaster.writeWatermark(link, role);
-          wrote = true;
-          break;
-        }
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      if (coversAny(hosted.role, shardIds)) {
+        broadcaster.writeWatermark(link, hosted.role.colorId(), hosted.role.watermark());
+        wrote = true;
+      }
+    }
+    for (ForwardRoute route : tables.routes()) {
+      long watermark = route.catchUpWatermark();
+      if (watermark > 0 && coversAny(route, shardIds)) {
+        broadcaster.writeWatermark(link, route.colorId(), watermark);
+        wrote = true;
       }
     }
     if (wrote) {
@@ -235,20 +390,50 @@ final class OrderingService {
     }
   }
 
-  private Rejection unknownColor(int colorId) {
-    String message =
-        topology
-            .color(colorId)
-            .map(
-                c ->
-                    "color "
-                        + describe(c)
-                        + " is ordered by sequencer node "
-                        + c.sequencerId()
-                        + ", not by node "
-                        + nodeId)
-            .orElse("unknown color id " + colorId);
-    return new Rejection(ErrorCode.UNKNOWN_COLOR, message);
+  private static boolean coversAny(ShardSlots slots, int[] shardIds) {
+    for (int slot = 0; slot < slots.shardCount(); slot++) {
+      for (int shardId : shardIds) {
+        if (slots.shardId(slot) == shardId) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------- topology
+
+  /**
+   * Applies a newer topology: roles for newly hosted colors, routes for new colors and shards,
+   * connections to new parents. Ignores versions not newer than the current one, and refuses (with
+   * an error in the log) one that moves existing colors or shards.
+   */
+  void updateTopology(Topology newer) {
+    Topology current = tables.topology();
+    if (!TopologyChange.isNewer(current, newer)) {
+      LOG.debug(
+          "node {} ignores topology version {} (has {})",
+          nodeId,
+          newer.version(),
+          current.version());
+      return;
+    }
+    String problem = TopologyChange.problem(current, newer, nodeId);
+    if (problem != null) {
+      LOG.error("node {} refuses topology version {}: {}", nodeId, newer.version(), problem);
+      return;
+    }
+    tables.install(newer);
+    registry.update(newer);
+    parentLinks.install();
+    parentLinks.onTopologyChanged();
+    childLinks.onTopologyChanged();
+    scheduleEndOfTurn();
+    LOG.info(
+        "sequencer node {} now at topology version {}, hosting {}",
+        nodeId,
+        newer.version(),
+        tables.routing().hostedColors());
   }
 
   private static String describe(Color color) {
@@ -258,8 +443,8 @@ final class OrderingService {
   /** The current watermark of every hosted color, for logs: {@code name=epoch.counter}. */
   List<String> describeWatermarks() {
     List<String> out = new ArrayList<>();
-    for (OrderingRole role : roleList) {
-      out.add(role.color().name() + "=" + Sn.describe(role.watermark()));
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      out.add(hosted.role.color().name() + "=" + Sn.describe(hosted.role.watermark()));
     }
     return out;
   }

@@ -21,6 +21,28 @@ final class ReplicaRegistry {
     }
   }
 
+  /**
+   * Applies a newer topology: adds new shards, and for a shard whose replica placement changed
+   * keeps the connections of the replica nodes that still hold it.
+   */
+  void update(Topology topology) {
+    for (Shard shard : topology.shards()) {
+      ShardTargets old = byShard.get(shard.id());
+      if (old == null) {
+        byShard.put(shard.id(), new ShardTargets(shard));
+      } else if (!old.shard().equals(shard)) {
+        ShardTargets moved = new ShardTargets(shard);
+        for (int p = 0; p < old.capacity(); p++) {
+          PeerLink link = old.link(p);
+          if (link != null && moved.position(link.replicaNodeId()) >= 0) {
+            moved.register(moved.position(link.replicaNodeId()), link);
+          }
+        }
+        byShard.put(shard.id(), moved);
+      }
+    }
+  }
+
   /** The targets of a shard of the topology, or null for an unknown shard id. */
   ShardTargets targets(int shardId) {
     return byShard.get(shardId);
@@ -32,12 +54,12 @@ final class ReplicaRegistry {
    *
    * @return null on success, or why the registration was refused
    */
-  Rejection register(ReplicaLink link, int replicaNodeId, int[] shardIds) {
-    if (link.isIdentified() && link.replicaNodeId() != replicaNodeId) {
+  Rejection register(PeerLink link, int replicaNodeId, int[] shardIds) {
+    if (!link.isUnidentified() && link.replicaNodeId() != replicaNodeId) {
       return new Rejection(
           ErrorCode.INVALID_ARGUMENT,
-          "connection already speaks for replica node "
-              + link.replicaNodeId()
+          "connection already speaks for "
+              + link
               + ", cannot register it as replica node "
               + replicaNodeId);
     }
@@ -58,7 +80,7 @@ final class ReplicaRegistry {
                 + ")");
       }
     }
-    link.identify(replicaNodeId);
+    link.identifyReplica(replicaNodeId);
     for (int shardId : shardIds) {
       ShardTargets targets = byShard.get(shardId);
       targets.register(targets.position(replicaNodeId), link);
@@ -67,7 +89,7 @@ final class ReplicaRegistry {
   }
 
   /** Removes a closed connection from every shard it was registered for. */
-  void unregister(ReplicaLink link) {
+  void unregister(PeerLink link) {
     for (ShardTargets targets : byShard.values()) {
       targets.unregister(link);
     }

@@ -2,7 +2,6 @@ package io.flexlog.sequencer;
 
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.ProtocolException;
-import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
@@ -16,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decoder-facing adapter of one connection: takes validated frames from {@code FrameDecoder},
- * dispatches them to the {@link OrderingService} by type, answers refusals with ERROR frames and
- * isolates failures (a broken connection is closed; no other connection notices).
+ * Decoder-facing adapter of one inbound connection (from a replica or a child sequencer node):
+ * takes validated frames from {@code FrameDecoder}, dispatches them to the {@link OrderingService}
+ * by type, answers refusals with ERROR frames and isolates failures (a broken connection is closed;
+ * no other connection notices).
  *
  * <p>One instance per connection; runs on the node's single event loop.
  */
@@ -26,20 +26,18 @@ final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerChannelHandler.class);
 
   private final OrderingService service;
-  private final Topology topology;
   private final int maxRecordBytes;
-  private ReplicaLink link;
+  private PeerLink link;
   private boolean closing;
 
-  SequencerChannelHandler(OrderingService service, Topology topology, int maxRecordBytes) {
+  SequencerChannelHandler(OrderingService service, int maxRecordBytes) {
     this.service = service;
-    this.topology = topology;
     this.maxRecordBytes = maxRecordBytes;
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    link = new ReplicaLink(ctx.channel());
+    link = service.onConnected(new ChannelOutbound(ctx.channel()));
   }
 
   @Override
@@ -61,10 +59,12 @@ final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
         switch (type) {
           case MessageType.ORDER_REQUEST -> service.onOrderRequest(link, frame);
           case MessageType.HELLO -> service.onHello(link, frame);
+          case MessageType.SEQUENCER_HELLO -> service.onSequencerHello(link, frame);
+          case MessageType.RANGE_REQUEST -> service.onRangeRequest(link, frame);
           case MessageType.METADATA_REQUEST -> {
             ctx.writeAndFlush(
                 MetadataDescriptor.encodeResponse(
-                    ctx.alloc(), requestId, topology, maxRecordBytes));
+                    ctx.alloc(), requestId, service.topology(), maxRecordBytes));
             yield null;
           }
           default -> {

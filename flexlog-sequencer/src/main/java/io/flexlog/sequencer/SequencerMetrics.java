@@ -5,8 +5,10 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
@@ -17,6 +19,9 @@ final class SequencerMetrics implements AutoCloseable {
   static final String SNS_ISSUED = "flexlog.sequencer.sns.issued";
   static final String BATCH_SIZE = "flexlog.sequencer.batch.size";
   static final String EPOCH = "flexlog.sequencer.epoch";
+  static final String FORWARDED_BATCHES = "flexlog.sequencer.forward.batches";
+  static final String AGGREGATION = "flexlog.sequencer.forward.aggregation";
+  static final String UPWARD_LATENCY = "flexlog.sequencer.forward.latency";
   static final String COLOR_TAG = "color";
   static final String NODE_TAG = "node";
 
@@ -52,12 +57,50 @@ final class SequencerMetrics implements AutoCloseable {
     return new RoleMeters(issued, batchSize);
   }
 
+  /** The meters of a color this node forwards to a parent node; routes of one color share them. */
+  RouteMeters forRoute(String colorName) {
+    Counter forwarded =
+        Counter.builder(FORWARDED_BATCHES)
+            .tags(NODE_TAG, nodeId, COLOR_TAG, colorName)
+            .description("range requests sent up the sequencer tree")
+            .register(registry);
+    DistributionSummary aggregation =
+        DistributionSummary.builder(AGGREGATION)
+            .tags(NODE_TAG, nodeId, COLOR_TAG, colorName)
+            .description(
+                "order requests (new tokens and child range requests) merged into one range"
+                    + " request")
+            .register(registry);
+    Timer latency =
+        Timer.builder(UPWARD_LATENCY)
+            .tags(NODE_TAG, nodeId, COLOR_TAG, colorName)
+            .description("from sending a range request up the tree to its answer")
+            .publishPercentiles(0.5, 0.99)
+            .register(registry);
+    meters.add(forwarded);
+    meters.add(aggregation);
+    meters.add(latency);
+    return new RouteMeters(forwarded, aggregation, latency);
+  }
+
   @Override
   public void close() {
     for (Meter meter : meters) {
       registry.remove(meter);
     }
     meters.clear();
+  }
+
+  /** Per forwarded color, recorded once per range request and once per answer. */
+  record RouteMeters(Counter forwarded, DistributionSummary aggregation, Timer latency) {
+    void recordSent(int mergedRequests) {
+      forwarded.increment();
+      aggregation.record(mergedRequests);
+    }
+
+    void recordAnswered(long latencyNanos) {
+      latency.record(latencyNanos, TimeUnit.NANOSECONDS);
+    }
   }
 
   /** Per-color meters, recorded once per published batch. */

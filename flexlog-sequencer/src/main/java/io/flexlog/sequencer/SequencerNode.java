@@ -4,6 +4,7 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -18,7 +19,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -30,38 +31,45 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A sequencer node: hosts the ordering role of every color whose {@link Color#sequencerId()} is
- * this node's id and serves replicas over the data-plane protocol (ORDER_REQUEST, HELLO,
- * METADATA_REQUEST).
+ * this node's id, forwards order requests for the other colors above its shards up the sequencer
+ * tree (connecting to its parent nodes as a child), and serves replicas and child nodes over the
+ * data-plane protocol (ORDER_REQUEST, HELLO, SEQUENCER_HELLO, RANGE_REQUEST, METADATA_REQUEST). See
+ * {@link OrderingService} for the protocol.
  *
  * <pre>{@code
  * try (SequencerNode node = new SequencerNode(config, topology, new SimpleMeterRegistry())) {
  *   int port = node.start();
  *   ...
+ *   node.updateTopology(newerTopology); // e.g. after AddColor
  * }
  * }</pre>
  *
  * <p>Durability: {@link #start} makes a new epoch durable (see {@link EpochStore}) before it binds
  * the port, so every SN this instance issues is larger than every SN issued by any earlier instance
- * on the same data directory.
+ * on the same data directory. The epoch at start is also this instance's incarnation towards its
+ * parent nodes: a restarted child is recognised as new, and its range requests are never mistaken
+ * for re-sent ones of the earlier process.
  *
- * <p>Threading contract: the node runs ONE event-loop thread that accepts connections and owns
- * every connection and all ordering state; requests are therefore processed without locks, in
- * arrival order. {@link #start} and {@link #close} may be called from any thread (not
- * concurrently); {@link #epoch} and {@link #port} from any thread.
+ * <p>Threading contract: the node runs ONE event-loop thread that accepts connections, owns every
+ * connection (inbound and to parents) and all ordering state; requests are therefore processed
+ * without locks, in arrival order. {@link #start}, {@link #updateTopology} and {@link #close} may
+ * be called from any thread; {@link #epoch} and {@link #port} from any thread.
  */
 public final class SequencerNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerNode.class);
 
   private final SequencerConfig config;
-  private final Topology topology;
   private final MeterRegistry meterRegistry;
   private final long maxCounter;
+  private volatile Topology topology;
   private EpochStore epochStore;
   private EventLoopGroup group;
+  private EventLoop loop;
   private ChannelGroup channels;
   private Channel serverChannel;
   private SequencerMetrics metrics;
   private OrderingService service;
+  private final List<ParentConnector> connectors = new ArrayList<>();
   private volatile int port = -1;
   private boolean closed;
 
@@ -91,7 +99,7 @@ public final class SequencerNode implements AutoCloseable {
   }
 
   /**
-   * Bumps the durable epoch, then binds the data-plane port.
+   * Bumps the durable epoch, binds the data-plane port and starts connecting to parent nodes.
    *
    * @return the bound port (the ephemeral one when the config says 0)
    * @throws IOException when the epoch file is corrupt or unwritable (the message names the file),
@@ -103,9 +111,14 @@ public final class SequencerNode implements AutoCloseable {
       throw new IllegalStateException("sequencer node " + config.nodeId() + " already started");
     }
     epochStore = EpochStore.open(config.dataDir());
-    group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    group =
+        new MultiThreadIoEventLoopGroup(
+            1,
+            new DefaultThreadFactory("flexlog-sequencer-" + config.nodeId()),
+            NioIoHandler.newFactory());
     try {
       bind();
+      loop.submit(service::start).syncUninterruptibly();
     } catch (IOException | RuntimeException e) {
       // A node that failed to start is spent: close() has nothing left to release.
       shutdownGroup();
@@ -118,23 +131,31 @@ public final class SequencerNode implements AutoCloseable {
         config.host(),
         port,
         epochStore.current(),
-        hostedColorNames());
+        hostedColorNames(topology));
     return port;
   }
 
   private void bind() throws IOException {
-    EventLoop loop = group.next();
+    loop = group.next();
     channels = new DefaultChannelGroup(loop);
     metrics = new SequencerMetrics(meterRegistry, config.nodeId(), epochStore::current);
-    ReplicaRegistry registry = new ReplicaRegistry(topology);
-    Broadcaster broadcaster = new Broadcaster(ByteBufAllocator.DEFAULT, registry);
     service =
         new OrderingService(
-            config.nodeId(), topology, hostedRoles(), metrics, broadcaster, registry, loop);
+            config.nodeId(),
+            epochStore.current(),
+            topology,
+            config.dedupWindow(),
+            maxCounter,
+            epochStore,
+            metrics,
+            ByteBufAllocator.DEFAULT,
+            new LoopRuntime(),
+            null);
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group, group)
-            .channel(NioServerSocketChannel.class)
+            .channel(Transport.serverChannel())
+            .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
@@ -143,9 +164,7 @@ public final class SequencerNode implements AutoCloseable {
                     channels.add(ch);
                     ch.pipeline()
                         .addLast(new FrameDecoder(config.maxFrameBytes()))
-                        .addLast(
-                            new SequencerChannelHandler(
-                                service, topology, config.maxRecordBytes()));
+                        .addLast(new SequencerChannelHandler(service, config.maxRecordBytes()));
                   }
                 });
     try {
@@ -160,28 +179,69 @@ public final class SequencerNode implements AutoCloseable {
     port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
   }
 
-  private List<OrderingRole> hostedRoles() {
-    List<OrderingRole> roles = new ArrayList<>();
-    for (Color color : topology.colors()) {
-      if (color.sequencerId() == config.nodeId()) {
-        roles.add(
-            new OrderingRole(
-                color,
-                topology.shardsInSubtree(color.id()),
-                config.dedupWindow(),
-                epochStore.current(),
-                maxCounter,
-                epochStore));
-      }
+  /** The runtime of the service: the node's event loop, and connectors to parent nodes. */
+  private final class LoopRuntime implements NodeRuntime {
+    @Override
+    public void execute(Runnable task) {
+      loop.execute(task);
     }
-    return roles;
+
+    @Override
+    public void schedule(Runnable task, long delayMs) {
+      loop.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public long nanoTime() {
+      return System.nanoTime();
+    }
+
+    @Override
+    public void connectParent(int parentNodeId) {
+      ParentConnector connector =
+          new ParentConnector(config.nodeId(), parentNodeId, service, loop, config.maxFrameBytes());
+      connectors.add(connector);
+      connector.start();
+    }
   }
 
-  private List<String> hostedColorNames() {
-    return topology.colors().stream()
+  private List<String> hostedColorNames(Topology t) {
+    return t.colors().stream()
         .filter(c -> c.sequencerId() == config.nodeId())
         .map(Color::name)
         .toList();
+  }
+
+  /**
+   * Applies a newer topology (for instance after AddColor): starts the roles of newly hosted
+   * colors, routes new colors and shards, connects to new parent nodes. A topology whose version is
+   * not larger than the latest one given to this node is ignored. Safe from any thread: the change
+   * is handed to the node's event loop and applied between two turns; before {@link #start} it
+   * replaces the initial topology.
+   *
+   * @throws IllegalArgumentException naming the problem when the newer topology moves a color or a
+   *     shard, drops one, or no longer lists this node as a sequencer node; nothing changes then
+   */
+  public synchronized void updateTopology(Topology newer) {
+    Objects.requireNonNull(newer, "newer");
+    Topology latest = topology;
+    if (closed || !TopologyChange.isNewer(latest, newer)) {
+      return;
+    }
+    String problem = TopologyChange.problem(latest, newer, config.nodeId());
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+    topology = newer;
+    if (service != null) {
+      OrderingService running = service;
+      loop.execute(() -> running.updateTopology(newer));
+    }
+  }
+
+  /** The latest topology given to this node (applied, or being handed to its event loop). */
+  public Topology topology() {
+    return topology;
   }
 
   /** The bound data-plane port, or -1 before {@link #start}. */
@@ -203,8 +263,9 @@ public final class SequencerNode implements AutoCloseable {
   }
 
   /**
-   * Stops accepting connections, publishes and flushes whatever is batched, closes every connection
-   * and stops the event loop. Idempotent; blocks until the loop has terminated.
+   * Stops accepting connections and reconnecting to parents, publishes and flushes whatever is
+   * batched, closes every connection and stops the event loop. Idempotent; blocks until the loop
+   * has terminated.
    */
   @Override
   public synchronized void close() {
@@ -216,12 +277,17 @@ public final class SequencerNode implements AutoCloseable {
       return;
     }
     serverChannel.close().syncUninterruptibly();
-    group.next().submit(service::endTurn).syncUninterruptibly();
+    loop.submit(
+            () -> {
+              connectors.forEach(ParentConnector::close);
+              service.endTurn();
+            })
+        .syncUninterruptibly();
     LOG.info(
         "sequencer node {} closing in epoch {}, watermarks {}",
         config.nodeId(),
         epochStore.current(),
-        group.next().submit(service::describeWatermarks).syncUninterruptibly().getNow());
+        loop.submit(service::describeWatermarks).syncUninterruptibly().getNow());
     channels.close().syncUninterruptibly();
     shutdownGroup();
   }

@@ -11,12 +11,12 @@ import io.flexlog.core.model.Shard;
 final class ShardTargets {
   private final Shard shard;
   private final int[] replicaIds;
-  private final ReplicaLink[] links;
+  private final PeerLink[] links;
 
   ShardTargets(Shard shard) {
     this.shard = shard;
     this.replicaIds = shard.replicaNodeIds().stream().mapToInt(Integer::intValue).toArray();
-    this.links = new ReplicaLink[replicaIds.length];
+    this.links = new PeerLink[replicaIds.length];
   }
 
   Shard shard() {
@@ -34,14 +34,14 @@ final class ShardTargets {
   }
 
   /** Makes {@code link} the target of replica {@code position}; returns the link it replaced. */
-  ReplicaLink register(int position, ReplicaLink link) {
-    ReplicaLink previous = links[position];
+  PeerLink register(int position, PeerLink link) {
+    PeerLink previous = links[position];
     links[position] = link;
     return previous;
   }
 
-  boolean isRegistered(ReplicaLink link) {
-    for (ReplicaLink l : links) {
+  boolean isRegistered(PeerLink link) {
+    for (PeerLink l : links) {
       if (l == link) {
         return true;
       }
@@ -49,7 +49,7 @@ final class ShardTargets {
     return false;
   }
 
-  void unregister(ReplicaLink link) {
+  void unregister(PeerLink link) {
     for (int i = 0; i < links.length; i++) {
       if (links[i] == link) {
         links[i] = null;
@@ -62,7 +62,7 @@ final class ShardTargets {
     return links.length;
   }
 
-  ReplicaLink link(int position) {
+  PeerLink link(int position) {
     return links[position];
   }
 }

@@ -130,4 +130,70 @@ class OrderingRoleTest {
   void shouldNotKnowShardsOutsideTheSubtree() {
     assertThat(role(Sn.MAX_COUNTER).shardSlot(8)).isEqualTo(-1);
   }
+
+  @Test
+  void shouldGiveRangesConsecutiveSnsAfterTheTokensOfTheTurn() {
+    OrderingRole role = role(Sn.MAX_COUNTER);
+    role.offer(role.shardSlot(7), 1, 1);
+    role.offerRange(3, 1, 11, 4);
+    role.offerRange(5, 2, 12, 2);
+
+    role.assignBatch();
+
+    assertThat(assignedSns(role)).containsExactly(Sn.of(4, 1));
+    assertThat(role.ranges().firstSn(0)).isEqualTo(Sn.of(4, 2));
+    assertThat(role.ranges().firstSn(1)).isEqualTo(Sn.of(4, 6));
+    assertThat(role.watermark()).isEqualTo(Sn.of(4, 7));
+    role.clearBatch();
+    assertThat(role.hasWork()).isFalse();
+  }
+
+  @Test
+  void shouldStartARangeThatDoesNotFitInTheNextEpoch() {
+    OrderingRole role = role(5);
+    role.offerRange(3, 1, 1, 3);
+    role.offerRange(3, 1, 2, 3);
+
+    role.assignBatch();
+
+    assertThat(role.ranges().firstSn(0)).isEqualTo(Sn.of(4, 1));
+    assertThat(role.ranges().firstSn(1)).isEqualTo(Sn.of(5, 1));
+    assertThat(advances).containsExactly(5);
+  }
+
+  @Test
+  void shouldRefuseARangeLargerThanAnEpoch() {
+    OrderingRole role = role(5);
+
+    assertThatThrownBy(() -> role.offerRange(3, 1, 1, 6))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("range of 6 SNs outside [1, 5]");
+  }
+
+  @Test
+  void shouldTellTheObserverEverySnInIssueOrder() {
+    OrderingRole role = role(Sn.MAX_COUNTER);
+    List<String> seen = new ArrayList<>();
+    role.observe((color, first, count) -> seen.add(Sn.describe(first) + "x" + count));
+    role.offer(role.shardSlot(9), 1, 1);
+    role.offerRange(3, 1, 1, 5);
+
+    role.assignBatch();
+
+    assertThat(seen).containsExactly("4.1x1", "4.2x5");
+  }
+
+  @Test
+  void shouldServeShardsAddedByANewerTopology() {
+    OrderingRole role = role(Sn.MAX_COUNTER);
+
+    role.addShards(List.of(new Shard(7, 0, List.of(10)), new Shard(8, 0, List.of(12))));
+
+    assertThat(role.shardCount()).isEqualTo(3);
+    int slot = role.shardSlot(8);
+    assertThat(slot).isEqualTo(2);
+    role.offer(slot, 9, 9);
+    role.assignBatch();
+    assertThat(role.batch().entryCount(slot)).isEqualTo(1);
+  }
 }

@@ -137,6 +137,37 @@ final class RawFrameClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads frames until {@code tokenCount} tokens of {@code colorId} have an SN and a later
+   * watermark of that color covers them all, failing if a watermark of the color ever arrives
+   * before a response whose SN it covers. Frames of other colors are skipped. Returns the entries.
+   */
+  List<Entry> awaitOrdered(int colorId, int tokenCount) throws InterruptedException {
+    List<Entry> entries = new ArrayList<>();
+    long highestSn = 0;
+    long watermark = 0;
+    while (true) {
+      ByteBuf frame = next();
+      byte type = FrameDescriptor.type(frame);
+      if (type == MessageType.ORDER_RESPONSE && OrderResponseDescriptor.colorId(frame) == colorId) {
+        for (Entry e : entries(frame)) {
+          assertThat(e.sn())
+              .as("response for %s after watermark %s", e, watermark)
+              .isGreaterThan(watermark);
+          entries.add(e);
+          highestSn = Math.max(highestSn, e.sn());
+        }
+      } else if (type == MessageType.WATERMARK && WatermarkDescriptor.colorId(frame) == colorId) {
+        watermark = Math.max(watermark, WatermarkDescriptor.watermark(frame));
+        if (entries.size() >= tokenCount && watermark >= highestSn) {
+          return entries;
+        }
+      } else {
+        assertThat(type).isIn(MessageType.ORDER_RESPONSE, MessageType.WATERMARK);
+      }
+    }
+  }
+
   boolean awaitClosed() throws InterruptedException {
     return channel.closeFuture().await(TIMEOUT_MS);
   }

@@ -27,6 +27,10 @@ public final class Frames {
       case MessageType.METADATA_REQUEST -> MetadataDescriptor.validateRequest(frame);
       case MessageType.METADATA_RESPONSE -> MetadataDescriptor.decodeResponse(frame);
       case MessageType.HELLO -> HelloDescriptor.validate(frame);
+      case MessageType.SEQUENCER_HELLO -> SequencerHelloDescriptor.validate(frame);
+      case MessageType.RANGE_REQUEST -> RangeRequestDescriptor.validate(frame);
+      case MessageType.RANGE_RESPONSE -> RangeResponseDescriptor.validate(frame);
+      case MessageType.TREE_WATERMARK -> TreeWatermarkDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

@@ -29,6 +29,20 @@ public final class MessageType {
   /** Replica to sequencer, first frame: which replica node and shards this connection serves. */
   public static final byte HELLO = 11;
 
+  // Sequencer to sequencer (codes 20-29): the sequencer tree (DESIGN §3.1-§3.2).
+
+  /** Child sequencer to parent, first frame: which node and incarnation this connection serves. */
+  public static final byte SEQUENCER_HELLO = 20;
+
+  /** Child sequencer to parent: assign a range of SNs (see {@link RangeRequestDescriptor}). */
+  public static final byte RANGE_REQUEST = 21;
+
+  /** Parent sequencer to child: the range assigned to a RANGE_REQUEST. */
+  public static final byte RANGE_RESPONSE = 22;
+
+  /** Parent sequencer to child: a watermark descending one edge of the color tree. */
+  public static final byte TREE_WATERMARK = 23;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -44,6 +58,10 @@ public final class MessageType {
       case METADATA_REQUEST -> "METADATA_REQUEST";
       case METADATA_RESPONSE -> "METADATA_RESPONSE";
       case HELLO -> "HELLO";
+      case SEQUENCER_HELLO -> "SEQUENCER_HELLO";
+      case RANGE_REQUEST -> "RANGE_REQUEST";
+      case RANGE_RESPONSE -> "RANGE_RESPONSE";
+      case TREE_WATERMARK -> "TREE_WATERMARK";
       default -> "UNKNOWN(" + type + ")";
     };
   }

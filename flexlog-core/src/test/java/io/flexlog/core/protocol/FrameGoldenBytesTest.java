@@ -196,7 +196,7 @@ class FrameGoldenBytesTest {
   }
 
   /** Encodes {@code message}, compares to {@code expectedHex}, then decodes the golden bytes. */
-  private static void assertGolden(WireMessage message, String expectedHex) {
+  static void assertGolden(WireMessage message, String expectedHex) {
     ByteBuf encoded = message.encode(ALLOC);
     try {
       assertThat(ByteBufUtil.hexDump(encoded)).isEqualTo(compact(expectedHex));

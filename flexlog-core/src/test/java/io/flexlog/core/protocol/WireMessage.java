@@ -158,6 +158,39 @@ sealed interface WireMessage {
     }
   }
 
+  record SequencerHello(int childNodeId, int incarnation, long topologyVersion)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return SequencerHelloDescriptor.encode(alloc, childNodeId, incarnation, topologyVersion);
+    }
+  }
+
+  record RangeRequest(
+      long requestId, int colorId, int viaColorId, int count, long oldestOutstanding)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return RangeRequestDescriptor.encode(
+          alloc, requestId, colorId, viaColorId, count, oldestOutstanding);
+    }
+  }
+
+  record RangeResponse(long requestId, int colorId, long firstSn, int count)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return RangeResponseDescriptor.encode(alloc, requestId, colorId, firstSn, count);
+    }
+  }
+
+  record TreeWatermark(int colorId, int viaColorId, long watermark) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return TreeWatermarkDescriptor.encode(alloc, colorId, viaColorId, watermark);
+    }
+  }
+
   /**
    * Reads a validated frame through every accessor of its descriptor. Does not move the frame's
    * indices and does not release it.
@@ -209,6 +242,29 @@ sealed interface WireMessage {
           new Hello(
               HelloDescriptor.replicaNodeId(frame),
               Arrays.stream(HelloDescriptor.shardIds(frame)).boxed().toList());
+      case MessageType.SEQUENCER_HELLO ->
+          new SequencerHello(
+              SequencerHelloDescriptor.childNodeId(frame),
+              SequencerHelloDescriptor.incarnation(frame),
+              SequencerHelloDescriptor.topologyVersion(frame));
+      case MessageType.RANGE_REQUEST ->
+          new RangeRequest(
+              requestId,
+              RangeRequestDescriptor.colorId(frame),
+              RangeRequestDescriptor.viaColorId(frame),
+              RangeRequestDescriptor.count(frame),
+              RangeRequestDescriptor.oldestOutstanding(frame));
+      case MessageType.RANGE_RESPONSE ->
+          new RangeResponse(
+              requestId,
+              RangeResponseDescriptor.colorId(frame),
+              RangeResponseDescriptor.firstSn(frame),
+              RangeResponseDescriptor.count(frame));
+      case MessageType.TREE_WATERMARK ->
+          new TreeWatermark(
+              TreeWatermarkDescriptor.colorId(frame),
+              TreeWatermarkDescriptor.viaColorId(frame),
+              TreeWatermarkDescriptor.watermark(frame));
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }

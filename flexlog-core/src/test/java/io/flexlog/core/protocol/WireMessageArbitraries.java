@@ -32,7 +32,34 @@ final class WireMessageArbitraries {
         errors(),
         Arbitraries.longs().map(WireMessage.MetadataRequest::new),
         metadataResponses(),
-        hellos());
+        hellos(),
+        sequencerMessages());
+  }
+
+  /** The sequencer-to-sequencer frames (codes 20-29), with values their validators accept. */
+  static Arbitrary<WireMessage> sequencerMessages() {
+    Arbitrary<Integer> counts = Arbitraries.integers().greaterOrEqual(1);
+    return Arbitraries.oneOf(
+        Combinators.combine(
+                Arbitraries.integers(),
+                Arbitraries.integers().greaterOrEqual(1),
+                Arbitraries.longs())
+            .as(WireMessage.SequencerHello::new),
+        Combinators.combine(
+                Arbitraries.longs().greaterOrEqual(1),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                counts,
+                Arbitraries.longs())
+            .as(WireMessage.RangeRequest::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs().greaterOrEqual(1),
+                counts)
+            .as(WireMessage.RangeResponse::new),
+        Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), Arbitraries.longs())
+            .as(WireMessage.TreeWatermark::new));
   }
 
   private static Arbitrary<Bytes> payloads() {
