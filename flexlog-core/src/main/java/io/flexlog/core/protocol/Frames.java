@@ -27,6 +27,11 @@ public final class Frames {
       case MessageType.METADATA_REQUEST -> MetadataDescriptor.validateRequest(frame);
       case MessageType.METADATA_RESPONSE -> MetadataDescriptor.decodeResponse(frame);
       case MessageType.HELLO -> HelloDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE -> SubscribeDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE_RECORDS -> SubscribeRecordsDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE_PROGRESS -> SubscribeProgressDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE_CREDIT -> SubscribeCreditDescriptor.validate(frame);
+      case MessageType.UNSUBSCRIBE -> UnsubscribeDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

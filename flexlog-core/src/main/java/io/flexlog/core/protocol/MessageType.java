@@ -29,6 +29,23 @@ public final class MessageType {
   /** Replica to sequencer, first frame: which replica node and shards this connection serves. */
   public static final byte HELLO = 11;
 
+  // Codes 12-19: subscriptions (DESIGN §3.4). The subscription id travels as the request id.
+
+  /** Client to replica: stream the committed records of a color on one shard. */
+  public static final byte SUBSCRIBE = 12;
+
+  /** Replica to client: a batch of a subscription's records, in SN order, and its progress. */
+  public static final byte SUBSCRIBE_RECORDS = 13;
+
+  /** Replica to client: a subscription's progress moved without new records. */
+  public static final byte SUBSCRIBE_PROGRESS = 14;
+
+  /** Client to replica: the subscriber may receive this many more bytes. */
+  public static final byte SUBSCRIBE_CREDIT = 15;
+
+  /** Client to replica: end a subscription. */
+  public static final byte UNSUBSCRIBE = 16;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -44,6 +61,11 @@ public final class MessageType {
       case METADATA_REQUEST -> "METADATA_REQUEST";
       case METADATA_RESPONSE -> "METADATA_RESPONSE";
       case HELLO -> "HELLO";
+      case SUBSCRIBE -> "SUBSCRIBE";
+      case SUBSCRIBE_RECORDS -> "SUBSCRIBE_RECORDS";
+      case SUBSCRIBE_PROGRESS -> "SUBSCRIBE_PROGRESS";
+      case SUBSCRIBE_CREDIT -> "SUBSCRIBE_CREDIT";
+      case UNSUBSCRIBE -> "UNSUBSCRIBE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

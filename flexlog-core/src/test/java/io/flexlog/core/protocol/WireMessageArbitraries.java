@@ -32,7 +32,18 @@ final class WireMessageArbitraries {
         errors(),
         Arbitraries.longs().map(WireMessage.MetadataRequest::new),
         metadataResponses(),
-        hellos());
+        hellos(),
+        subscribes(),
+        subscribeRecords(),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.longs())
+            .as(WireMessage.SubscribeProgress::new),
+        Combinators.combine(Arbitraries.longs(), Arbitraries.longs())
+            .as(WireMessage.SubscribeCredit::new),
+        Arbitraries.longs().map(WireMessage.Unsubscribe::new));
   }
 
   private static Arbitrary<Bytes> payloads() {
@@ -124,6 +135,29 @@ final class WireMessageArbitraries {
             .ofMaxLength(30);
     return Combinators.combine(Arbitraries.longs(), Arbitraries.of(ErrorCode.class), messages)
         .as(WireMessage.ErrorMessage::new);
+  }
+
+  private static Arbitrary<WireMessage> subscribes() {
+    return Combinators.combine(
+            Arbitraries.longs(),
+            Arbitraries.integers(),
+            Arbitraries.integers(),
+            Arbitraries.longs(),
+            Arbitraries.longs(),
+            Arbitraries.bytes())
+        .as(WireMessage.Subscribe::new);
+  }
+
+  private static Arbitrary<WireMessage> subscribeRecords() {
+    Arbitrary<WireMessage.StreamedRecord> records =
+        Combinators.combine(Arbitraries.longs(), payloads()).as(WireMessage.StreamedRecord::new);
+    return Combinators.combine(
+            Arbitraries.longs(),
+            Arbitraries.integers(),
+            Arbitraries.integers(),
+            Arbitraries.longs(),
+            records.list().ofMaxSize(4))
+        .as(WireMessage.SubscribeRecords::new);
   }
 
   private static Arbitrary<WireMessage> hellos() {
