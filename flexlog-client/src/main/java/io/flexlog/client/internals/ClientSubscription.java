@@ -81,6 +81,13 @@ final class ClientSubscription implements RecordStream {
   private volatile long lastSn;
 
   /**
+   * Set by the loop when some replica has less than half a window of credit left: then the
+   * application reports what it consumed as soon as it has taken everything queued, so that a
+   * replica is never left without credit while the application waits.
+   */
+  private boolean creditLow;
+
+  /**
    * @param firstReplica where each shard starts looking for a replica (spreads subscribers)
    */
   ClientSubscription(
@@ -122,6 +129,20 @@ final class ClientSubscription implements RecordStream {
     absorbConsumed();
     long credit = Math.max(0, windowBytes - held[stream.index]);
     stream.open(ctx, colorId, merger.resumeSn(stream.index), credit, openTimeoutNs);
+    LOG.debug(
+        "subscription to '{}': opened {} from SN {} with {} bytes of credit",
+        colorName,
+        stream,
+        merger.resumeSn(stream.index),
+        credit);
+    if (credit < windowBytes / 2) {
+      lock.lock();
+      try {
+        creditLow = true;
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   /** SUBSCRIBE_RECORDS for one of this subscription's streams. */
@@ -268,9 +289,10 @@ final class ClientSubscription implements RecordStream {
   }
 
   private void onConsumed() {
-    absorbConsumed();
     if (!stopped) {
       grantCredits();
+    } else {
+      absorbConsumed();
     }
   }
 
@@ -291,13 +313,28 @@ final class ClientSubscription implements RecordStream {
 
   /** Tops up every stream whose replica could be given at least half a window. */
   private void grantCredits() {
+    absorbConsumed();
+    boolean low = false;
     for (ShardStream stream : streams) {
       if (stream.isStreaming()) {
         long room = windowBytes - held[stream.index] - stream.replicaCredit();
         if (room >= windowBytes / 2) {
           stream.grant(ctx, room);
         }
+        low |= stream.replicaCredit() < windowBytes / 2;
       }
+    }
+    lock.lock();
+    try {
+      // Under the lock, so that a take() racing with this either sees the flag or left its
+      // consumption for the check below.
+      creditLow = low;
+      if (low && size == 0 && unreported > 0 && !grantScheduled) {
+        grantScheduled = true;
+        loop.execute(grantTask);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -360,7 +397,8 @@ final class ClientSubscription implements RecordStream {
       long cost = SubscribeRecordsDescriptor.recordCost(record.payload().length);
       consumed[shard] += cost;
       unreported += cost;
-      if (!grantScheduled && unreported >= windowBytes / 4) {
+      if (!grantScheduled
+          && (unreported >= windowBytes / 4 || (size == 0 && creditLow && unreported > 0))) {
         grantScheduled = true;
         loop.execute(grantTask);
       }
