@@ -10,14 +10,28 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * A client of a FlexLog cluster: append records to colors and read them back by sequence number.
+ * A client of a FlexLog cluster: append records to colors, read them back by sequence number, and
+ * subscribe to a color's totally ordered stream.
  *
  * <pre>{@code
  * try (FlexLog log = FlexLog.connect("127.0.0.1:7070")) {
  *   long sn = log.append("global", "hello".getBytes(StandardCharsets.UTF_8));
  *   Optional<LogRecord> record = log.read("global", sn);
+ *   try (Subscription tail = log.subscribe("global", 0, r -> System.out.println(r.sn()))) {
+ *     ...
+ *   }
  * }
  * }</pre>
+ *
+ * <p>Colors and shards: an append to color {@code c} lands on one shard attached to {@code c} or a
+ * color below it, chosen round robin, or by the hash of a key ({@link #append(String, byte[],
+ * byte[])}) so that records with the same key share a shard. Reads and subscriptions ask every
+ * shard of that subtree. The client refetches the topology when a node says a color or shard is
+ * unknown, so colors created after {@code connect} are usable at once.
+ *
+ * <p>Sequence numbers are positive {@code long}s, {@code epoch << 32 | counter} (see {@link
+ * io.flexlog.core.model.Sn}); they strictly increase per color but are not dense. Print and parse
+ * them as plain decimal numbers; {@code Sn.describe(sn)} gives {@code epoch.counter} for humans.
  *
  * <p>An append is durable and replicated when it returns: every replica of the chosen shard has
  * committed the record at the returned SN, so any later read on any replica sees it. SNs of a color
@@ -25,9 +39,10 @@ import java.util.concurrent.ExecutionException;
  * after timeouts reuse the append's token, so a retried append never creates a second record.
  *
  * <p>Thread-safe: one instance can serve many threads; it holds one event-loop thread and one
- * connection per node. Errors are unchecked {@link FlexLogException}s: {@code
- * UnknownColorException}, {@code RecordTooLargeException}, {@code StorageFullException}, {@code
- * FlexLogTimeoutException}, {@code TrimmedException}.
+ * connection per node; each handler subscription adds one thread. Errors are unchecked {@link
+ * FlexLogException}s: {@code UnknownColorException}, {@code RecordTooLargeException}, {@code
+ * StorageFullException}, {@code FlexLogTimeoutException}, {@code TrimmedException}, {@code
+ * InvalidArgumentException}.
  */
 public final class FlexLog implements AutoCloseable {
   private final ClientCore core;
@@ -63,7 +78,27 @@ public final class FlexLog implements AutoCloseable {
    * completes.
    */
   public CompletableFuture<Long> appendAsync(String color, byte[] payload) {
-    return core.append(color, Unpooled.wrappedBuffer(payload));
+    return core.append(color, null, Unpooled.wrappedBuffer(payload));
+  }
+
+  /**
+   * Appends a record to the shard of the color that {@code key} hashes to (32-bit FNV-1a of the
+   * key, modulo the number of shards in the color's subtree, sorted by shard id). Records with
+   * equal keys land on the same shard while the color's shards stay the same. The key itself is not
+   * stored.
+   *
+   * @see #append(String, byte[])
+   */
+  public long append(String color, byte[] key, byte[] payload) {
+    return await(appendAsync(color, key, payload));
+  }
+
+  /** {@link #append(String, byte[], byte[])} without waiting. */
+  public CompletableFuture<Long> appendAsync(String color, byte[] key, byte[] payload) {
+    if (key == null) {
+      throw new io.flexlog.core.error.InvalidArgumentException("the key must not be null");
+    }
+    return core.append(color, key, Unpooled.wrappedBuffer(payload));
   }
 
   /**
@@ -80,6 +115,34 @@ public final class FlexLog implements AutoCloseable {
 
   public CompletableFuture<Optional<LogRecord>> readAsync(String color, long sn) {
     return core.read(color, sn);
+  }
+
+  /**
+   * Subscribes to a color: {@code handler} receives, on the subscription's own thread, every record
+   * of the color with an SN {@code >= fromSn} in SN order, then new records as they commit, until
+   * the subscription is closed. Every subscriber of a color sees the same records in the same order
+   * (holes aside, the sequence is gap-free): a record is delivered only once every shard of the
+   * color has reported that no smaller SN can still appear.
+   *
+   * <p>Resuming: subscribe from {@code subscription.lastSn() + 1} (or any stored SN + 1) to
+   * continue without repeats or gaps; {@code fromSn = 0} starts at the beginning. If the replica a
+   * shard is streamed from fails, the subscription moves to another replica of the shard and
+   * continues where it stopped.
+   *
+   * @throws io.flexlog.core.error.UnknownColorException if the color does not exist (after one
+   *     topology refresh)
+   * @throws io.flexlog.core.error.InvalidArgumentException if {@code fromSn < 0}
+   */
+  public Subscription subscribe(String color, long fromSn, RecordHandler handler) {
+    return core.subscribe(color, fromSn, handler);
+  }
+
+  /**
+   * Subscribes to a color, to be read with {@link RecordStream#poll} or by iteration. Same order,
+   * resumption and errors as {@link #subscribe(String, long, RecordHandler)}.
+   */
+  public RecordStream subscribe(String color, long fromSn) {
+    return core.subscribe(color, fromSn);
   }
 
   /** The cluster's topology as last fetched. */

@@ -24,6 +24,9 @@ import java.util.Properties;
  *       decide yet</td></tr>
  *   <tr><td>connect.timeout.ms</td><td>5000</td><td>how long {@code connect} waits for the
  *       topology</td></tr>
+ *   <tr><td>subscribe.window.bytes</td><td>1048576</td><td>how many bytes of records a
+ *       subscription may hold per shard (received, not yet consumed by the application): the
+ *       replicas' credit, so the bound on a subscription's memory and in-flight data</td></tr>
  * </table>
  */
 public final class FlexLogConfig {
@@ -32,12 +35,17 @@ public final class FlexLogConfig {
   public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
   public static final String READ_TIMEOUT_MS = "read.timeout.ms";
   public static final String CONNECT_TIMEOUT_MS = "connect.timeout.ms";
+  public static final String SUBSCRIBE_WINDOW_BYTES = "subscribe.window.bytes";
+
+  /** The smallest subscription window: room for a few small records per shard. */
+  public static final long MIN_SUBSCRIBE_WINDOW_BYTES = 1024;
 
   private final List<String> bootstrapServers;
   private final Duration requestTimeout;
   private final Duration deliveryTimeout;
   private final Duration readTimeout;
   private final Duration connectTimeout;
+  private final long subscribeWindowBytes;
 
   private FlexLogConfig(Builder b) {
     if (b.bootstrapServers.isEmpty()) {
@@ -51,6 +59,15 @@ public final class FlexLogConfig {
     this.deliveryTimeout = positive(DELIVERY_TIMEOUT_MS, b.deliveryTimeout);
     this.readTimeout = positive(READ_TIMEOUT_MS, b.readTimeout);
     this.connectTimeout = positive(CONNECT_TIMEOUT_MS, b.connectTimeout);
+    if (b.subscribeWindowBytes < MIN_SUBSCRIBE_WINDOW_BYTES) {
+      throw new IllegalArgumentException(
+          SUBSCRIBE_WINDOW_BYTES
+              + " must be at least "
+              + MIN_SUBSCRIBE_WINDOW_BYTES
+              + ", got "
+              + b.subscribeWindowBytes);
+    }
+    this.subscribeWindowBytes = b.subscribeWindowBytes;
     if (deliveryTimeout.compareTo(requestTimeout) < 0) {
       throw new IllegalArgumentException(
           DELIVERY_TIMEOUT_MS + " must be at least " + REQUEST_TIMEOUT_MS);
@@ -97,6 +114,7 @@ public final class FlexLogConfig {
         case DELIVERY_TIMEOUT_MS -> b.deliveryTimeout(Duration.ofMillis(parseLong(key, value)));
         case READ_TIMEOUT_MS -> b.readTimeout(Duration.ofMillis(parseLong(key, value)));
         case CONNECT_TIMEOUT_MS -> b.connectTimeout(Duration.ofMillis(parseLong(key, value)));
+        case SUBSCRIBE_WINDOW_BYTES -> b.subscribeWindowBytes(parseBytes(key, value));
         default -> throw new IllegalArgumentException("unknown client config key '" + key + "'");
       }
     }
@@ -108,6 +126,14 @@ public final class FlexLogConfig {
       return Long.parseLong(value);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(key + " must be a number of milliseconds, got " + value);
+    }
+  }
+
+  private static long parseBytes(String key, String value) {
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a number of bytes, got " + value);
     }
   }
 
@@ -131,6 +157,10 @@ public final class FlexLogConfig {
     return connectTimeout;
   }
 
+  public long subscribeWindowBytes() {
+    return subscribeWindowBytes;
+  }
+
   /** Builds a {@link FlexLogConfig}; unset values keep their defaults. */
   public static final class Builder {
     private final List<String> bootstrapServers = new ArrayList<>(List.of("127.0.0.1:7070"));
@@ -138,6 +168,7 @@ public final class FlexLogConfig {
     private Duration deliveryTimeout = Duration.ofSeconds(30);
     private Duration readTimeout = Duration.ofSeconds(5);
     private Duration connectTimeout = Duration.ofSeconds(5);
+    private long subscribeWindowBytes = 1 << 20;
 
     private Builder() {}
 
@@ -168,6 +199,11 @@ public final class FlexLogConfig {
 
     public Builder connectTimeout(Duration value) {
       connectTimeout = value;
+      return this;
+    }
+
+    public Builder subscribeWindowBytes(long value) {
+      subscribeWindowBytes = value;
       return this;
     }
 

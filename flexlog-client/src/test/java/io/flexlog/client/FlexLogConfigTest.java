@@ -50,6 +50,22 @@ class FlexLogConfigTest {
   }
 
   @Test
+  void shouldReadTheSubscriptionWindowAndRejectATinyOne() {
+    Properties p = new Properties();
+    p.setProperty("subscribe.window.bytes", "65536");
+    assertThat(FlexLogConfig.fromProperties(p).subscribeWindowBytes()).isEqualTo(65536);
+    assertThat(FlexLogConfig.builder().build().subscribeWindowBytes()).isEqualTo(1 << 20);
+
+    p.setProperty("subscribe.window.bytes", "10");
+    assertThatThrownBy(() -> FlexLogConfig.fromProperties(p))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("subscribe.window.bytes must be at least 1024");
+    p.setProperty("subscribe.window.bytes", "lots");
+    assertThatThrownBy(() -> FlexLogConfig.fromProperties(p))
+        .hasMessageContaining("subscribe.window.bytes must be a number of bytes");
+  }
+
+  @Test
   void shouldRejectADeliveryTimeoutShorterThanOneAttempt() {
     assertThatThrownBy(
             () ->

@@ -2,13 +2,18 @@ package io.flexlog.client.internals;
 
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
+import io.flexlog.client.RecordHandler;
+import io.flexlog.client.RecordStream;
+import io.flexlog.client.Subscription;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.TrimmedException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.ConnectionErrors;
@@ -22,53 +27,81 @@ import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client's machinery behind {@code FlexLog}: connections, in-flight appends and reads, retries.
+ * The client's machinery behind {@code FlexLog}: connections, in-flight appends, reads and
+ * subscriptions, retries, topology refreshes.
+ *
+ * <p>Request ids: appends use their token's sequence, subscriptions ids from {@code 2^61}, reads
+ * ids from {@code 2^62}; the ranges never meet, so an ERROR frame finds its request by id alone.
+ *
+ * <p>Topology: when a node answers UNKNOWN_COLOR or UNKNOWN_SHARD, the client fetches the topology
+ * again (once per request) and retries; if the color is gone from the fresh topology the request
+ * fails with {@code UnknownColorException}, else the node is behind and the request keeps retrying
+ * until its deadline. Colors created at runtime so become usable without reconnecting.
  *
  * <p>Threading: all state below the public methods is confined to one event loop; public methods
  * may be called from any thread and hand work to the loop. Frames written during one loop turn are
- * flushed once at its end (natural batching).
+ * flushed once at its end (natural batching). Topology fetches block, so they run on a separate
+ * thread and hand their result to the loop.
  */
 public final class ClientCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientCore.class);
+  private static final long SUBSCRIPTION_ID_BASE = 1L << 61;
   private static final long READ_ID_BASE = 1L << 62;
+  private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   private final FlexLogConfig config;
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final long session = new SecureRandom().nextLong();
   private final AtomicLong sequence = new AtomicLong();
-  private final AtomicLong readIds = new AtomicLong(READ_ID_BASE);
   private volatile Metadata metadata;
 
   private final LongObjectHashMap<PendingAppend> appends = new LongObjectHashMap<>();
   private final LongObjectHashMap<PendingRead> reads = new LongObjectHashMap<>();
+  private final LongObjectHashMap<ShardStream> streams = new LongObjectHashMap<>();
+  private final List<ClientSubscription> subscriptions = new ArrayList<>();
   private final Map<Integer, NodeConnection> connections = new HashMap<>();
   private final List<NodeConnection> dirty = new ArrayList<>();
   private final Runnable flushTask = this::flushDirty;
+  private final Context context = new Context();
+  private final ExecutorService fetcher;
+  private final List<Runnable> afterRefresh = new ArrayList<>();
+  private boolean refreshing;
   private boolean flushScheduled;
   private int roundRobin;
+  private long readIds = READ_ID_BASE;
+  private long subscriptionIds = SUBSCRIPTION_ID_BASE;
   private final ScheduledFuture<?> timer;
   private volatile boolean closed;
 
@@ -77,6 +110,8 @@ public final class ClientCore implements AutoCloseable {
     this.group = group;
     this.loop = group.next();
     this.metadata = metadata;
+    this.fetcher =
+        Executors.newSingleThreadExecutor(new DefaultThreadFactory("flexlog-metadata", true));
     long tickMs =
         Math.max(
             1,
@@ -110,25 +145,96 @@ public final class ClientCore implements AutoCloseable {
     return metadata.maxRecordBytes();
   }
 
-  /** Fetches the topology again; for colors created after this client connected. */
+  /**
+   * Fetches the topology again and waits for it; for colors created after this client connected.
+   * Must not be called on the client's event loop (from a future's callback, say).
+   */
   public void refreshMetadata() {
-    metadata = MetadataFetcher.fetch(group, config);
+    if (loop.inEventLoop()) {
+      throw new IllegalStateException("refreshMetadata() would block the client's event loop");
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    loop.execute(() -> refreshMetadata(() -> done.complete(null)));
+    try {
+      done.get(config.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlexLogException("interrupted while fetching the topology", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new FlexLogTimeoutException("no topology within " + config.connectTimeout());
+    }
   }
 
   /** Resolves a color name, refreshing the topology once if it is not known yet. */
   public Color color(String name) {
     Optional<Color> color = topology().color(name);
-    if (color.isEmpty()) {
+    if (color.isEmpty() && !loop.inEventLoop()) {
       refreshMetadata();
       color = topology().color(name);
     }
-    return color.orElseThrow(
-        () ->
-            new UnknownColorException(
-                "unknown color '"
-                    + name
-                    + "'; the cluster has "
-                    + topology().colors().stream().map(Color::name).sorted().toList()));
+    return color.orElseThrow(() -> unknownColor(name));
+  }
+
+  private UnknownColorException unknownColor(String name) {
+    return new UnknownColorException(
+        "unknown color '"
+            + name
+            + "'; the cluster has "
+            + topology().colors().stream().map(Color::name).sorted().toList());
+  }
+
+  /** The shards that may hold records of a color, by id, so that key hashing is stable. */
+  private List<Shard> shardsOf(int colorId) {
+    List<Shard> shards = new ArrayList<>(topology().shardsInSubtree(colorId));
+    shards.sort(Comparator.comparingInt(Shard::id));
+    return shards;
+  }
+
+  // ---------------------------------------------------------------- topology refresh
+
+  /** Fetches the topology on the fetcher thread (one fetch at a time), then runs {@code then}. */
+  private void refreshMetadata(Runnable then) {
+    afterRefresh.add(then);
+    if (refreshing) {
+      return;
+    }
+    refreshing = true;
+    fetcher.execute(
+        () -> {
+          Metadata fetched = null;
+          try {
+            fetched = MetadataFetcher.fetch(group, config);
+          } catch (RuntimeException e) {
+            LOG.warn("cannot refresh the topology: {}", e.getMessage());
+          }
+          Metadata result = fetched;
+          loop.execute(() -> onRefreshed(result));
+        });
+  }
+
+  private void onRefreshed(Metadata fetched) {
+    refreshing = false;
+    if (fetched != null && fetched.topology().version() >= topology().version()) {
+      applyMetadata(fetched);
+    }
+    List<Runnable> callbacks = new ArrayList<>(afterRefresh);
+    afterRefresh.clear();
+    callbacks.forEach(Runnable::run);
+    flushDirty();
+  }
+
+  private void applyMetadata(Metadata fetched) {
+    metadata = fetched;
+    for (Iterator<Map.Entry<Integer, NodeConnection>> it = connections.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<Integer, NodeConnection> entry = it.next();
+      NodeAddress now = fetched.topology().nodes().get(entry.getKey());
+      if (now == null || !now.equals(entry.getValue().node)) {
+        entry.getValue().close(); // moved or gone: a new connection is made on next use
+        it.remove();
+        dirty.remove(entry.getValue());
+      }
+    }
   }
 
   // ---------------------------------------------------------------- appends
@@ -136,12 +242,14 @@ public final class ClientCore implements AutoCloseable {
   /**
    * Appends a record. The caller must not modify {@code payload} until the future completes: it is
    * sent (and re-sent on retries) without a copy. Ownership of the buffer passes to the client.
+   *
+   * @param key picks the shard when the color has several (null: round robin); records with the
+   *     same key go to the same shard as long as the color's shards do not change
    */
-  public CompletableFuture<Long> append(String colorName, ByteBuf payload) {
+  public CompletableFuture<Long> append(String colorName, byte[] key, ByteBuf payload) {
     CompletableFuture<Long> future = new CompletableFuture<>();
     try {
       checkOpen();
-      Color color = color(colorName);
       if (payload.readableBytes() > maxRecordBytes()) {
         throw new RecordTooLargeException(
             "record of "
@@ -152,7 +260,13 @@ public final class ClientCore implements AutoCloseable {
       long deadline = System.nanoTime() + config.deliveryTimeout().toNanos();
       PendingAppend append =
           new PendingAppend(
-              sequence.incrementAndGet(), colorName, color.id(), payload, future, deadline);
+              sequence.incrementAndGet(),
+              colorName,
+              key != null,
+              key == null ? 0 : KeyHash.of(key),
+              payload,
+              future,
+              deadline);
       loop.execute(() -> startAppend(append));
     } catch (RuntimeException e) {
       payload.release();
@@ -162,14 +276,29 @@ public final class ClientCore implements AutoCloseable {
   }
 
   private void startAppend(PendingAppend append) {
-    List<Shard> shards = topology().shardsInSubtree(append.colorId);
+    if (append.future.isDone()) {
+      return;
+    }
+    Optional<Color> color = topology().color(append.colorName);
+    if (color.isEmpty()) {
+      if (!append.refreshed) {
+        append.refreshed = true;
+        refreshMetadata(() -> startAppend(append));
+      } else {
+        failAppend(append, unknownColor(append.colorName));
+      }
+      return;
+    }
+    append.colorId = color.get().id();
+    List<Shard> shards = shardsOf(append.colorId);
     if (shards.isEmpty()) {
       failAppend(
           append,
           new FlexLogException("color '" + append.colorName + "' has no shard to append to"));
       return;
     }
-    append.shard = shards.get(Math.floorMod(roundRobin++, shards.size()));
+    int pick = append.hasKey ? append.keyHash : roundRobin++;
+    append.shard = shards.get(Math.floorMod(pick, shards.size()));
     appends.put(append.sequence, append);
     sendAppend(append);
   }
@@ -186,7 +315,7 @@ public final class ClientCore implements AutoCloseable {
       int length = append.payload.readableBytes();
       connection.write(
           AppendDescriptor.encodeHeader(
-              io.netty.buffer.PooledByteBufAllocator.DEFAULT,
+              ALLOC,
               append.sequence,
               session,
               append.sequence,
@@ -235,6 +364,36 @@ public final class ClientCore implements AutoCloseable {
     }
   }
 
+  /** A node does not know the append's color or shard: refetch the topology once, then retry. */
+  private void onAppendTopologyError(PendingAppend append, FlexLogException error) {
+    if (append.refreshed) {
+      return; // the node is behind our topology: the retry timer re-sends until the deadline
+    }
+    append.refreshed = true;
+    refreshMetadata(
+        () -> {
+          if (append.future.isDone()) {
+            return;
+          }
+          Optional<Color> color = topology().color(append.colorName);
+          if (color.isEmpty() || color.get().id() != append.colorId) {
+            failAppend(append, error);
+          } else if (topology().shard(append.shard.id()).isEmpty()) {
+            failAppend(
+                append,
+                new FlexLogException(
+                    "shard "
+                        + append.shard.id()
+                        + " of color '"
+                        + append.colorName
+                        + "' was removed while an append to it was in flight; it may still"
+                        + " appear, at most once"));
+          } else {
+            sendAppend(append);
+          }
+        });
+  }
+
   private void failAppend(PendingAppend append, FlexLogException error) {
     appends.remove(append.sequence);
     append.payload.release();
@@ -248,15 +407,8 @@ public final class ClientCore implements AutoCloseable {
     CompletableFuture<Optional<LogRecord>> future = new CompletableFuture<>();
     try {
       checkOpen();
-      Color color = color(colorName);
-      List<Shard> shards = topology().shardsInSubtree(color.id());
-      if (shards.isEmpty()) {
-        throw new FlexLogException("color '" + colorName + "' has no shard to read from");
-      }
-      long first = readIds.getAndAdd(shards.size());
       long deadline = System.nanoTime() + config.readTimeout().toNanos();
-      PendingRead read =
-          new PendingRead(first, colorName, color.id(), sn, shards, future, deadline);
+      PendingRead read = new PendingRead(colorName, sn, future, deadline);
       loop.execute(() -> startRead(read));
     } catch (RuntimeException e) {
       future.completeExceptionally(e);
@@ -265,6 +417,27 @@ public final class ClientCore implements AutoCloseable {
   }
 
   private void startRead(PendingRead read) {
+    if (read.future.isDone()) {
+      return;
+    }
+    Optional<Color> color = topology().color(read.colorName);
+    if (color.isEmpty()) {
+      if (!read.refreshed) {
+        read.refreshed = true;
+        refreshMetadata(() -> startRead(read));
+      } else {
+        read.future.completeExceptionally(unknownColor(read.colorName));
+      }
+      return;
+    }
+    List<Shard> shards = shardsOf(color.get().id());
+    if (shards.isEmpty()) {
+      read.future.completeExceptionally(
+          new FlexLogException("color '" + read.colorName + "' has no shard to read from"));
+      return;
+    }
+    read.target(color.get().id(), shards, readIds);
+    readIds += shards.size();
     for (int i = 0; i < read.shards.size(); i++) {
       reads.put(read.firstRequestId + i, read);
       read.replicaCursor[i] =
@@ -278,11 +451,7 @@ public final class ClientCore implements AutoCloseable {
     int replica = replicas.get(read.replicaCursor[shardIndex] % replicas.size());
     NodeConnection connection = connection(replica);
     connection.write(
-        ReadDescriptor.encode(
-            io.netty.buffer.PooledByteBufAllocator.DEFAULT,
-            read.firstRequestId + shardIndex,
-            read.colorId,
-            read.sn));
+        ReadDescriptor.encode(ALLOC, read.firstRequestId + shardIndex, read.colorId, read.sn));
     markDirty(connection);
   }
 
@@ -317,32 +486,171 @@ public final class ClientCore implements AutoCloseable {
                     + "' is at or below the trim point "
                     + ReadResponseDescriptor.bound(frame)));
       }
-      default -> {
-        read.retries++;
-        read.replicaCursor[shardIndex]++;
-        int replicas = read.shards.get(shardIndex).replicaNodeIds().size();
-        if (read.retries < replicas) {
-          sendRead(read, shardIndex);
-        } else {
-          // Every replica asked once could not decide: back off, 1 ms doubling to 50 ms.
-          long delayUs = Math.min(50_000, 1000L << Math.min(6, read.retries / replicas - 1));
-          loop.schedule(
-              () -> {
-                if (!read.future.isDone()) {
-                  sendRead(read, shardIndex);
-                  flushDirty();
-                }
-              },
-              delayUs,
-              TimeUnit.MICROSECONDS);
-        }
-      }
+      default -> retryRead(read, shardIndex);
     }
+  }
+
+  /** Asks the next replica of the shard; once each was asked, backs off (1 ms doubling to 50). */
+  private void retryRead(PendingRead read, int shardIndex) {
+    read.retries++;
+    read.replicaCursor[shardIndex]++;
+    int replicas = read.shards.get(shardIndex).replicaNodeIds().size();
+    if (read.retries < replicas) {
+      sendRead(read, shardIndex);
+      return;
+    }
+    long delayUs = Math.min(50_000, 1000L << Math.min(6, read.retries / replicas - 1));
+    long firstRequestId = read.firstRequestId;
+    loop.schedule(
+        () -> {
+          if (!read.future.isDone() && read.firstRequestId == firstRequestId) {
+            sendRead(read, shardIndex);
+            flushDirty();
+          }
+        },
+        delayUs,
+        TimeUnit.MICROSECONDS);
+  }
+
+  /** A node does not know the read's color or shard: refetch the topology once, then retry. */
+  private void onReadTopologyError(PendingRead read, int shardIndex, FlexLogException error) {
+    if (read.refreshed) {
+      retryRead(read, shardIndex); // the node is behind our topology: retry until the deadline
+      return;
+    }
+    read.refreshed = true;
+    finishRead(read);
+    refreshMetadata(
+        () -> {
+          if (read.future.isDone()) {
+            return;
+          }
+          if (topology().color(read.colorName).isEmpty()) {
+            read.future.completeExceptionally(error);
+          } else {
+            startRead(read); // the color's shards may have changed: target them afresh
+          }
+        });
   }
 
   private void finishRead(PendingRead read) {
     for (int i = 0; i < read.shards.size(); i++) {
       reads.remove(read.firstRequestId + i);
+    }
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  /** Opens a subscription read by the application (see {@link RecordStream}). */
+  public RecordStream subscribe(String colorName, long fromSn) {
+    return openSubscription(colorName, fromSn);
+  }
+
+  /** Opens a subscription that calls {@code handler} on its own thread. */
+  public Subscription subscribe(String colorName, long fromSn, RecordHandler handler) {
+    if (handler == null) {
+      throw new InvalidArgumentException("the record handler must not be null");
+    }
+    HandlerSubscription subscription =
+        new HandlerSubscription(openSubscription(colorName, fromSn), handler);
+    subscription.start();
+    return subscription;
+  }
+
+  private ClientSubscription openSubscription(String colorName, long fromSn) {
+    checkOpen();
+    if (fromSn < 0) {
+      throw new InvalidArgumentException(
+          "a subscription starts at an SN >= 0 (0: from the beginning), got " + fromSn);
+    }
+    Color color = color(colorName);
+    List<Shard> shards = shardsOf(color.id());
+    if (shards.isEmpty()) {
+      throw new FlexLogException("color '" + colorName + "' has no shard to subscribe to");
+    }
+    ClientSubscription subscription =
+        new ClientSubscription(
+            color,
+            shards,
+            fromSn,
+            config.subscribeWindowBytes(),
+            config.requestTimeout().toNanos(),
+            ThreadLocalRandom.current().nextInt(1 << 16),
+            context,
+            loop);
+    loop.execute(
+        () -> {
+          if (closed) {
+            subscription.fail(new FlexLogException("the FlexLog client was closed"));
+            return;
+          }
+          subscriptions.add(subscription);
+          subscription.start();
+        });
+    return subscription;
+  }
+
+  private void onSubscriptionFrame(ByteBuf frame) {
+    ShardStream stream = streams.get(FrameDescriptor.requestId(frame));
+    if (stream == null) {
+      return; // a stream we left: its last frames may still arrive
+    }
+    if (FrameDescriptor.type(frame) == MessageType.SUBSCRIBE_RECORDS) {
+      stream.owner.onRecords(stream, frame);
+    } else {
+      stream.owner.onProgress(stream, frame);
+    }
+  }
+
+  private void onConnectionLost(int nodeId) {
+    for (int i = 0; i < subscriptions.size(); i++) {
+      subscriptions.get(i).onConnectionLost(nodeId);
+    }
+    flushDirty();
+  }
+
+  /** The loop-side services a subscription uses, over this client's connections. */
+  private final class Context implements SubscriptionContext {
+    @Override
+    public Topology topology() {
+      return ClientCore.this.topology();
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return ALLOC;
+    }
+
+    @Override
+    public long newSubscriptionId() {
+      return subscriptionIds++;
+    }
+
+    @Override
+    public void register(long id, ShardStream stream) {
+      streams.put(id, stream);
+    }
+
+    @Override
+    public void unregister(long id) {
+      streams.remove(id);
+    }
+
+    @Override
+    public void send(int nodeId, ByteBuf frame) {
+      NodeConnection connection = connection(nodeId);
+      connection.write(frame);
+      markDirty(connection);
+    }
+
+    @Override
+    public void refreshMetadata(Runnable then) {
+      ClientCore.this.refreshMetadata(then);
+    }
+
+    @Override
+    public long nanoTime() {
+      return System.nanoTime();
     }
   }
 
@@ -352,11 +660,24 @@ public final class ClientCore implements AutoCloseable {
     long requestId = FrameDescriptor.requestId(frame);
     ErrorCode code = ErrorDescriptor.code(frame);
     String message = ErrorDescriptor.message(frame);
+    boolean topologyError = code == ErrorCode.UNKNOWN_COLOR || code == ErrorCode.UNKNOWN_SHARD;
     if (requestId >= READ_ID_BASE) {
       PendingRead read = reads.get(requestId);
       if (read != null) {
-        finishRead(read);
-        read.future.completeExceptionally(FlexLogException.fromWire(code, message));
+        FlexLogException error = FlexLogException.fromWire(code, message);
+        if (topologyError) {
+          onReadTopologyError(read, (int) (requestId - read.firstRequestId), error);
+        } else {
+          finishRead(read);
+          read.future.completeExceptionally(error);
+        }
+      }
+      return;
+    }
+    if (requestId >= SUBSCRIPTION_ID_BASE) {
+      ShardStream stream = streams.get(requestId);
+      if (stream != null) {
+        stream.owner.onError(stream, code, message);
       }
       return;
     }
@@ -370,11 +691,31 @@ public final class ClientCore implements AutoCloseable {
     if (code == ErrorCode.NOT_READY) {
       return;
     }
+    if (topologyError) {
+      onAppendTopologyError(append, FlexLogException.fromWire(code, message));
+      return;
+    }
     failAppend(append, FlexLogException.fromWire(code, message));
   }
 
   private void checkDeadlines() {
     long now = System.nanoTime();
+    checkAppends(now);
+    for (int i = subscriptions.size() - 1; i >= 0; i--) {
+      ClientSubscription subscription = subscriptions.get(i);
+      if (subscription.isStopped()) {
+        subscriptions.remove(i);
+      } else {
+        subscription.onTick(now);
+      }
+    }
+    if (!reads.isEmpty()) {
+      checkReads(now);
+    }
+    flushDirty();
+  }
+
+  private void checkAppends(long now) {
     List<PendingAppend> expired = null;
     for (Iterator<PendingAppend> it = appends.values().iterator(); it.hasNext(); ) {
       PendingAppend append = it.next();
@@ -401,10 +742,9 @@ public final class ClientCore implements AutoCloseable {
                     + " attempts; it may still appear, at most once"));
       }
     }
-    if (reads.isEmpty()) {
-      flushDirty();
-      return;
-    }
+  }
+
+  private void checkReads(long now) {
     List<PendingRead> late =
         reads.values().stream()
             .distinct()
@@ -424,7 +764,6 @@ public final class ClientCore implements AutoCloseable {
                   + read.retries
                   + " replica retries)"));
     }
-    flushDirty();
   }
 
   // ---------------------------------------------------------------- connections
@@ -440,7 +779,9 @@ public final class ClientCore implements AutoCloseable {
   private NodeConnection connection(int nodeId) {
     NodeConnection connection = connections.get(nodeId);
     if (connection == null) {
-      connection = new NodeConnection(topology().node(nodeId), loop, Handler::new);
+      connection =
+          new NodeConnection(
+              topology().node(nodeId), loop, Handler::new, () -> onConnectionLost(nodeId));
       connections.put(nodeId, connection);
     }
     return connection;
@@ -490,9 +831,13 @@ public final class ClientCore implements AutoCloseable {
                             finishRead(read);
                             read.future.completeExceptionally(error);
                           });
+              subscriptions.forEach(s -> s.fail(error));
+              subscriptions.clear();
+              flushDirty();
               connections.values().forEach(NodeConnection::close);
             })
         .syncUninterruptibly();
+    fetcher.shutdownNow();
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
@@ -505,6 +850,8 @@ public final class ClientCore implements AutoCloseable {
         switch (FrameDescriptor.type(frame)) {
           case MessageType.APPEND_ACK -> onAck(frame);
           case MessageType.READ_RESPONSE -> onReadResponse(frame);
+          case MessageType.SUBSCRIBE_RECORDS, MessageType.SUBSCRIBE_PROGRESS ->
+              onSubscriptionFrame(frame);
           case MessageType.ERROR -> onError(frame);
           default ->
               LOG.warn(

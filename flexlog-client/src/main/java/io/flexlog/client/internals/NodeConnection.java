@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The client's connection to one node. Connects on first use and again after a failure; frames
  * written while it is connecting are queued (bounded) and written once it is up, or dropped if the
- * attempt fails, in which case the request's retry timer sends them again. Loop-confined.
+ * attempt fails, in which case the request's retry timer sends them again. A failed attempt and a
+ * connection that closes both run {@code onLost}. Loop-confined.
  */
 final class NodeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(NodeConnection.class);
@@ -28,14 +29,17 @@ final class NodeConnection {
 
   final NodeAddress node;
   private final Bootstrap bootstrap;
+  private final Runnable onLost;
   private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
   private Channel channel;
   private boolean connecting;
   private boolean closed;
   private boolean dirty;
 
-  NodeConnection(NodeAddress node, EventLoop loop, Supplier<ChannelHandler> handler) {
+  NodeConnection(
+      NodeAddress node, EventLoop loop, Supplier<ChannelHandler> handler, Runnable onLost) {
     this.node = node;
+    this.onLost = onLost;
     this.bootstrap =
         new Bootstrap()
             .group(loop)
@@ -68,6 +72,7 @@ final class NodeConnection {
                   channel.close();
                   return;
                 }
+                channel.closeFuture().addListener(c -> onLost.run());
                 while (!queued.isEmpty()) {
                   channel.write(queued.poll(), channel.voidPromise());
                 }
@@ -75,6 +80,9 @@ final class NodeConnection {
               } else {
                 LOG.debug("cannot reach node {} at {}: {}", node.id(), node.hostPort(), f.cause());
                 drop();
+                if (!closed) {
+                  onLost.run();
+                }
               }
             });
   }

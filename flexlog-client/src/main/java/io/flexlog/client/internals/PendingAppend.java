@@ -4,30 +4,40 @@ import io.flexlog.core.model.Shard;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.CompletableFuture;
 
-/** One append in flight: its token, target shard, the acks so far and its deadlines. */
+/**
+ * One append in flight: its token, target shard, the acks so far and its deadlines. The color is
+ * resolved on the loop ({@link #colorId} is -1 until then).
+ */
 final class PendingAppend {
   final long sequence;
   final String colorName;
-  final int colorId;
+  final boolean hasKey;
+  final int keyHash;
   final ByteBuf payload;
   final CompletableFuture<Long> future;
   final long deliveryDeadlineNs;
+  int colorId = -1;
   Shard shard;
   long attemptDeadlineNs;
   long sn;
   int ackedMask;
   int attempts;
 
+  /** The topology was fetched again for this append already. */
+  boolean refreshed;
+
   PendingAppend(
       long sequence,
       String colorName,
-      int colorId,
+      boolean hasKey,
+      int keyHash,
       ByteBuf payload,
       CompletableFuture<Long> future,
       long deliveryDeadlineNs) {
     this.sequence = sequence;
     this.colorName = colorName;
-    this.colorId = colorId;
+    this.hasKey = hasKey;
+    this.keyHash = keyHash;
     this.payload = payload;
     this.future = future;
     this.deliveryDeadlineNs = deliveryDeadlineNs;

@@ -31,6 +31,11 @@ public final class Frames {
       case MessageType.RANGE_REQUEST -> RangeRequestDescriptor.validate(frame);
       case MessageType.RANGE_RESPONSE -> RangeResponseDescriptor.validate(frame);
       case MessageType.TREE_WATERMARK -> TreeWatermarkDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE -> SubscribeDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE_RECORDS -> SubscribeRecordsDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE_PROGRESS -> SubscribeProgressDescriptor.validate(frame);
+      case MessageType.SUBSCRIBE_CREDIT -> SubscribeCreditDescriptor.validate(frame);
+      case MessageType.UNSUBSCRIBE -> UnsubscribeDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

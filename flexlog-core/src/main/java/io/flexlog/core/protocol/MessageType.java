@@ -43,6 +43,23 @@ public final class MessageType {
   /** Parent sequencer to child: a watermark descending one edge of the color tree. */
   public static final byte TREE_WATERMARK = 23;
 
+  // Codes 12-19: subscriptions (DESIGN §3.4). The subscription id travels as the request id.
+
+  /** Client to replica: stream the committed records of a color on one shard. */
+  public static final byte SUBSCRIBE = 12;
+
+  /** Replica to client: a batch of a subscription's records, in SN order, and its progress. */
+  public static final byte SUBSCRIBE_RECORDS = 13;
+
+  /** Replica to client: a subscription's progress moved without new records. */
+  public static final byte SUBSCRIBE_PROGRESS = 14;
+
+  /** Client to replica: the subscriber may receive this many more bytes. */
+  public static final byte SUBSCRIBE_CREDIT = 15;
+
+  /** Client to replica: end a subscription. */
+  public static final byte UNSUBSCRIBE = 16;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -62,6 +79,11 @@ public final class MessageType {
       case RANGE_REQUEST -> "RANGE_REQUEST";
       case RANGE_RESPONSE -> "RANGE_RESPONSE";
       case TREE_WATERMARK -> "TREE_WATERMARK";
+      case SUBSCRIBE -> "SUBSCRIBE";
+      case SUBSCRIBE_RECORDS -> "SUBSCRIBE_RECORDS";
+      case SUBSCRIBE_PROGRESS -> "SUBSCRIBE_PROGRESS";
+      case SUBSCRIBE_CREDIT -> "SUBSCRIBE_CREDIT";
+      case UNSUBSCRIBE -> "UNSUBSCRIBE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

@@ -217,8 +217,8 @@ class FrameDecoderPropertyTest {
   Arbitrary<List<byte[]>> headedFrames() {
     Arbitrary<Byte> types =
         Arbitraries.frequencyOf(
-            Tuple.of(10, Arbitraries.bytes().between((byte) 0, (byte) 12)),
             Tuple.of(4, Arbitraries.bytes().between((byte) 20, (byte) 24)),
+            Tuple.of(10, Arbitraries.bytes().between((byte) 0, (byte) 17)),
             Tuple.of(1, Arbitraries.bytes()));
     Arbitrary<byte[]> bodies =
         Arbitraries.oneOf(

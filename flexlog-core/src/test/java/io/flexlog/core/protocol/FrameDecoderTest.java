@@ -91,9 +91,9 @@ class FrameDecoderTest {
 
   @Test
   void shouldRejectUnknownFrameType() {
-    harness.write(frame(12, FrameDescriptor.MAGIC, 1, (byte) 12, new byte[0]));
+    harness.write(frame(12, FrameDescriptor.MAGIC, 1, (byte) 127, new byte[0]));
 
-    assertProtocolFailure(0, "unknown frame type 12");
+    assertProtocolFailure(0, "unknown frame type 127");
   }
 
   @Test
@@ -199,6 +199,70 @@ class FrameDecoderTest {
     assertThat(harness.frames()).isEmpty();
     assertProtocolFailure(0, "METADATA_RESPONSE is inconsistent");
     assertThat(harness.finishAndFindLeaks()).isEmpty();
+  }
+
+  @Test
+  void shouldRejectSubscribeRecordsWhosePayloadLengthsDisagreeWithBody() {
+    ByteBuf body =
+        Unpooled.buffer()
+            .writeInt(1)
+            .writeInt(2)
+            .writeLong(3)
+            .writeInt(2)
+            .writeLong(10)
+            .writeInt(3)
+            .writeLong(11)
+            .writeInt(1)
+            .writeBytes(new byte[] {1, 2, 3});
+
+    harness.write(
+        frame(
+            12 + body.readableBytes(),
+            FrameDescriptor.MAGIC,
+            1,
+            MessageType.SUBSCRIBE_RECORDS,
+            bytes(body)));
+
+    assertProtocolFailure(
+        0, "SUBSCRIBE_RECORDS payload lengths sum to 4 but the body has 3 payload bytes");
+  }
+
+  @Test
+  void shouldRejectSubscribeRecordsWithNegativePayloadLength() {
+    ByteBuf body = Unpooled.buffer().writeInt(1).writeInt(2).writeLong(3).writeInt(1).writeLong(10);
+    body.writeInt(-4);
+
+    harness.write(
+        frame(
+            12 + body.readableBytes(),
+            FrameDescriptor.MAGIC,
+            1,
+            MessageType.SUBSCRIBE_RECORDS,
+            bytes(body)));
+
+    assertProtocolFailure(0, "SUBSCRIBE_RECORDS record 0 has negative payload length -4");
+  }
+
+  @Test
+  void shouldRejectSubscribeRecordsWhoseCountDoesNotFitTheBody() {
+    ByteBuf body = Unpooled.buffer().writeInt(1).writeInt(2).writeLong(3).writeInt(1_000_000);
+
+    harness.write(
+        frame(
+            12 + body.readableBytes(),
+            FrameDescriptor.MAGIC,
+            1,
+            MessageType.SUBSCRIBE_RECORDS,
+            bytes(body)));
+
+    assertProtocolFailure(0, "SUBSCRIBE_RECORDS count 1000000 does not fit body length 20");
+  }
+
+  @Test
+  void shouldRejectUnsubscribeWithABody() {
+    harness.write(frame(12 + 1, FrameDescriptor.MAGIC, 1, MessageType.UNSUBSCRIBE, new byte[1]));
+
+    assertProtocolFailure(0, "UNSUBSCRIBE body must be 0 bytes, got 1");
   }
 
   @Test

@@ -195,6 +195,70 @@ class FrameGoldenBytesTest {
         "00000020 f10c 01 0b 0000000000000000 51525354 00000003 0000000a 0000000b 0000000c");
   }
 
+  @Test
+  void subscribeMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.Subscribe(
+            REQUEST_ID, COLOR, SHARD, SN, BOUND, SubscribeDescriptor.ACCEPT_UNSYNCED),
+        "00000028 f10c 01 0c 8182838485868788"
+            + " 31323334 41424344 6162636465666768 7172737475767778 01 000000");
+  }
+
+  @Test
+  void subscribeRecordsListEntriesThenPayloadsInDocumentedLayout() {
+    WireMessage.SubscribeRecords records =
+        new WireMessage.SubscribeRecords(
+            REQUEST_ID,
+            COLOR,
+            SHARD,
+            BOUND,
+            List.of(
+                new WireMessage.StreamedRecord(SN, Bytes.of("abc")),
+                new WireMessage.StreamedRecord(0x9192939495969798L, Bytes.of("")),
+                new WireMessage.StreamedRecord(0xa1a2a3a4a5a6a7a8L, Bytes.of("hi"))));
+    String header =
+        "00000049 f10c 01 0d 8182838485868788 31323334 41424344 7172737475767778 00000003"
+            + " 6162636465666768 00000003"
+            + " 9192939495969798 00000000"
+            + " a1a2a3a4a5a6a7a8 00000002";
+    assertGolden(records, header + " 616263 6869");
+
+    ByteBuf encodedHeader = records.encodeHeader(ALLOC);
+    try {
+      assertThat(ByteBufUtil.hexDump(encodedHeader)).isEqualTo(compact(header));
+    } finally {
+      encodedHeader.release();
+    }
+    // The replica writes the header buffer, then each payload as a slice of its log.
+    assertDecodesInChunks(records, header, "616263", "6869");
+  }
+
+  @Test
+  void subscribeRecordsWithoutRecordsCarriesOnlyProgress() {
+    assertGolden(
+        new WireMessage.SubscribeRecords(REQUEST_ID, COLOR, SHARD, BOUND, List.of()),
+        "00000020 f10c 01 0d 8182838485868788 31323334 41424344 7172737475767778 00000000");
+  }
+
+  @Test
+  void subscribeProgressMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.SubscribeProgress(REQUEST_ID, COLOR, SHARD, SN),
+        "0000001c f10c 01 0e 8182838485868788 31323334 41424344 6162636465666768");
+  }
+
+  @Test
+  void subscribeCreditMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.SubscribeCredit(REQUEST_ID, BOUND),
+        "00000014 f10c 01 0f 8182838485868788 7172737475767778");
+  }
+
+  @Test
+  void unsubscribeHasEmptyBody() {
+    assertGolden(new WireMessage.Unsubscribe(REQUEST_ID), "0000000c f10c 01 10 8182838485868788");
+  }
+
   /** Encodes {@code message}, compares to {@code expectedHex}, then decodes the golden bytes. */
   static void assertGolden(WireMessage message, String expectedHex) {
     ByteBuf encoded = message.encode(ALLOC);

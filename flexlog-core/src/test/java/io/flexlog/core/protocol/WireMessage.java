@@ -191,6 +191,78 @@ sealed interface WireMessage {
     }
   }
 
+  record Subscribe(
+      long requestId, int colorId, int shardId, long fromSn, long initialCredit, byte flags)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return SubscribeDescriptor.encode(
+          alloc, requestId, colorId, shardId, fromSn, initialCredit, flags);
+    }
+  }
+
+  record StreamedRecord(long sn, Bytes payload) {}
+
+  record SubscribeRecords(
+      long requestId, int colorId, int shardId, long progress, List<StreamedRecord> records)
+      implements WireMessage {
+    /** Header and entry table only; the payloads follow as separate buffers. */
+    ByteBuf encodeHeader(ByteBufAllocator alloc) {
+      int payloadBytes = records.stream().mapToInt(r -> r.payload().value().length).sum();
+      ByteBuf buf =
+          SubscribeRecordsDescriptor.encodeHeader(
+              alloc, requestId, colorId, shardId, progress, records.size(), payloadBytes, 0);
+      for (StreamedRecord record : records) {
+        SubscribeRecordsDescriptor.writeEntry(buf, record.sn(), record.payload().value().length);
+      }
+      return buf;
+    }
+
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      int payloadBytes = records.stream().mapToInt(r -> r.payload().value().length).sum();
+      ByteBuf buf =
+          SubscribeRecordsDescriptor.encodeHeader(
+              alloc,
+              requestId,
+              colorId,
+              shardId,
+              progress,
+              records.size(),
+              payloadBytes,
+              payloadBytes);
+      for (StreamedRecord record : records) {
+        SubscribeRecordsDescriptor.writeEntry(buf, record.sn(), record.payload().value().length);
+      }
+      for (StreamedRecord record : records) {
+        buf.writeBytes(record.payload().value());
+      }
+      return buf;
+    }
+  }
+
+  record SubscribeProgress(long requestId, int colorId, int shardId, long progress)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return SubscribeProgressDescriptor.encode(alloc, requestId, colorId, shardId, progress);
+    }
+  }
+
+  record SubscribeCredit(long requestId, long credit) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return SubscribeCreditDescriptor.encode(alloc, requestId, credit);
+    }
+  }
+
+  record Unsubscribe(long requestId) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return UnsubscribeDescriptor.encode(alloc, requestId);
+    }
+  }
+
   /**
    * Reads a validated frame through every accessor of its descriptor. Does not move the frame's
    * indices and does not release it.
@@ -265,6 +337,24 @@ sealed interface WireMessage {
               TreeWatermarkDescriptor.colorId(frame),
               TreeWatermarkDescriptor.viaColorId(frame),
               TreeWatermarkDescriptor.watermark(frame));
+      case MessageType.SUBSCRIBE ->
+          new Subscribe(
+              requestId,
+              SubscribeDescriptor.colorId(frame),
+              SubscribeDescriptor.shardId(frame),
+              SubscribeDescriptor.fromSn(frame),
+              SubscribeDescriptor.initialCredit(frame),
+              SubscribeDescriptor.flags(frame));
+      case MessageType.SUBSCRIBE_RECORDS -> readSubscribeRecords(frame);
+      case MessageType.SUBSCRIBE_PROGRESS ->
+          new SubscribeProgress(
+              requestId,
+              SubscribeProgressDescriptor.colorId(frame),
+              SubscribeProgressDescriptor.shardId(frame),
+              SubscribeProgressDescriptor.progress(frame));
+      case MessageType.SUBSCRIBE_CREDIT ->
+          new SubscribeCredit(requestId, SubscribeCreditDescriptor.credit(frame));
+      case MessageType.UNSUBSCRIBE -> new Unsubscribe(requestId);
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }
@@ -275,6 +365,29 @@ sealed interface WireMessage {
           "payload view has " + payloadView.readableBytes() + " bytes, declared " + declaredLength);
     }
     return new Bytes(ByteBufUtil.getBytes(payloadView));
+  }
+
+  private static SubscribeRecords readSubscribeRecords(ByteBuf frame) {
+    int count = SubscribeRecordsDescriptor.count(frame);
+    List<StreamedRecord> records = new ArrayList<>(count);
+    int at = SubscribeRecordsDescriptor.payloadsStart(frame);
+    for (int i = 0; i < count; i++) {
+      int length = SubscribeRecordsDescriptor.payloadLength(frame, i);
+      records.add(
+          new StreamedRecord(
+              SubscribeRecordsDescriptor.sn(frame, i),
+              new Bytes(ByteBufUtil.getBytes(frame, at, length))));
+      at += length;
+    }
+    if (at != frame.writerIndex()) {
+      throw new AssertionError("payloads end at " + at + ", frame at " + frame.writerIndex());
+    }
+    return new SubscribeRecords(
+        FrameDescriptor.requestId(frame),
+        SubscribeRecordsDescriptor.colorId(frame),
+        SubscribeRecordsDescriptor.shardId(frame),
+        SubscribeRecordsDescriptor.progress(frame),
+        records);
   }
 
   private static OrderRequest readOrderRequest(ByteBuf frame) {

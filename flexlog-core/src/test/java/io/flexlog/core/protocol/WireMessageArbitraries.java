@@ -33,7 +33,8 @@ final class WireMessageArbitraries {
         Arbitraries.longs().map(WireMessage.MetadataRequest::new),
         metadataResponses(),
         hellos(),
-        sequencerMessages());
+        sequencerMessages(),
+        subscriptionMessages());
   }
 
   /** The sequencer-to-sequencer frames (codes 20-29), with values their validators accept. */
@@ -60,6 +61,22 @@ final class WireMessageArbitraries {
             .as(WireMessage.RangeResponse::new),
         Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), Arbitraries.longs())
             .as(WireMessage.TreeWatermark::new));
+  }
+
+  /** The subscription frames (codes 12-16). */
+  static Arbitrary<WireMessage> subscriptionMessages() {
+    return Arbitraries.oneOf(
+        subscribes(),
+        subscribeRecords(),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.longs())
+            .as(WireMessage.SubscribeProgress::new),
+        Combinators.combine(Arbitraries.longs(), Arbitraries.longs())
+            .as(WireMessage.SubscribeCredit::new),
+        Arbitraries.longs().map(WireMessage.Unsubscribe::new));
   }
 
   private static Arbitrary<Bytes> payloads() {
@@ -151,6 +168,29 @@ final class WireMessageArbitraries {
             .ofMaxLength(30);
     return Combinators.combine(Arbitraries.longs(), Arbitraries.of(ErrorCode.class), messages)
         .as(WireMessage.ErrorMessage::new);
+  }
+
+  private static Arbitrary<WireMessage> subscribes() {
+    return Combinators.combine(
+            Arbitraries.longs(),
+            Arbitraries.integers(),
+            Arbitraries.integers(),
+            Arbitraries.longs(),
+            Arbitraries.longs(),
+            Arbitraries.bytes())
+        .as(WireMessage.Subscribe::new);
+  }
+
+  private static Arbitrary<WireMessage> subscribeRecords() {
+    Arbitrary<WireMessage.StreamedRecord> records =
+        Combinators.combine(Arbitraries.longs(), payloads()).as(WireMessage.StreamedRecord::new);
+    return Combinators.combine(
+            Arbitraries.longs(),
+            Arbitraries.integers(),
+            Arbitraries.integers(),
+            Arbitraries.longs(),
+            records.list().ofMaxSize(4))
+        .as(WireMessage.SubscribeRecords::new);
   }
 
   private static Arbitrary<WireMessage> hellos() {

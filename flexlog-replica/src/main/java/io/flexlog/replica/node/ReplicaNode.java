@@ -16,6 +16,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -60,6 +62,9 @@ public final class ReplicaNode implements AutoCloseable {
   private final Map<Integer, SequencerLink> linksByShard = new HashMap<>();
   private Channel serverChannel;
 
+  /** Accepted client connections, closed explicitly on close so that clients notice at once. */
+  private final ChannelGroup clients;
+
   public ReplicaNode(Config config, Topology topology, LogStorage storage, MeterRegistry registry) {
     NodeAddress self = topology.node(config.nodeId());
     if (self.kind() != NodeAddress.Kind.REPLICA) {
@@ -70,6 +75,7 @@ public final class ReplicaNode implements AutoCloseable {
     this.storage = storage;
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
+    this.clients = new DefaultChannelGroup("replica-" + config.nodeId() + "-clients", loop);
     this.engine =
         new ReplicationEngine(
             config.nodeId(), topology, storage, config.limits(), new Gateway(), loop, registry);
@@ -87,6 +93,7 @@ public final class ReplicaNode implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    clients.add(ch);
                     ch.pipeline()
                         .addLast(
                             new FrameDecoder(Transport.MAX_FRAME_BYTES),
@@ -149,6 +156,7 @@ public final class ReplicaNode implements AutoCloseable {
             if (serverChannel != null) {
               serverChannel.close();
             }
+            clients.close();
           });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

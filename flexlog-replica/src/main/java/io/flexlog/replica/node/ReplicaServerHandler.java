@@ -33,6 +33,9 @@ final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
         case MessageType.APPEND -> engine.onAppend(ctx.channel(), frame);
         case MessageType.READ -> engine.onRead(ctx.channel(), frame);
         case MessageType.METADATA_REQUEST -> engine.onMetadataRequest(ctx.channel(), frame);
+        case MessageType.SUBSCRIBE -> engine.onSubscribe(ctx.channel(), frame);
+        case MessageType.SUBSCRIBE_CREDIT -> engine.onSubscribeCredit(ctx.channel(), frame);
+        case MessageType.UNSUBSCRIBE -> engine.onUnsubscribe(ctx.channel(), frame);
         default ->
             ctx.writeAndFlush(
                 ErrorDescriptor.encode(
@@ -46,6 +49,20 @@ final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
     } finally {
       frame.release();
     }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable()) {
+      engine.onChannelWritable(ctx.channel());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    engine.onChannelInactive(ctx.channel());
+    ctx.fireChannelInactive();
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.flexlog.replica.replication;
 
 import io.flexlog.core.model.Sn;
 import io.flexlog.replica.index.SnIndex;
+import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
@@ -16,6 +17,9 @@ final class ColorLog {
   final int shardId;
   final int colorId;
   final SnIndex index = new SnIndex();
+
+  /** Subscriptions streaming this log, pumped when {@code committedThrough} moves. */
+  final ArrayList<Subscription> subscribers = new ArrayList<>(0);
 
   private long committedThrough;
   private long latestWatermark;
@@ -103,6 +107,28 @@ final class ColorLog {
       }
     }
     return false;
+  }
+
+  /**
+   * The first blind range {@code (from, to]} with {@code to >= sn}: one that a stream of records
+   * from {@code sn} on still has to cross. Returns its index for {@link #blindFrom} and {@link
+   * #blindTo}, or -1 when there is none.
+   */
+  int blindRangeFrom(long sn) {
+    for (int i = 0; i < blindCount; i += 2) {
+      if (blind[i + 1] >= sn) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  long blindFrom(int range) {
+    return blind[range];
+  }
+
+  long blindTo(int range) {
+    return blind[range + 1];
   }
 
   /**

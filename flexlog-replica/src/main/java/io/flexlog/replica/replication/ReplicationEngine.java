@@ -12,12 +12,15 @@ import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.SubscribeCreditDescriptor;
+import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.util.TokenLongMap;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -48,7 +51,7 @@ public final class ReplicationEngine {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationEngine.class);
 
   private final int nodeId;
-  private final Topology topology;
+  private Topology topology;
   private final LogStorage storage;
   private final ReplicaLimits limits;
   private final SequencerGateway sequencers;
@@ -77,6 +80,7 @@ public final class ReplicationEngine {
   private final Counter readsFound;
   private final Counter readsAbsent;
   private final Counter readsRetry;
+  private final SubscriptionService subscriptions;
 
   public ReplicationEngine(
       int nodeId,
@@ -93,6 +97,7 @@ public final class ReplicationEngine {
     this.sequencers = sequencers;
     this.executor = executor;
     this.committedTokens = new TokenLongMap(1024, Sn.NONE, limits.dedupWindow());
+    this.subscriptions = new SubscriptionService(nodeId, storage, this::touch);
     for (Shard shard : topology.shardsOnReplica(nodeId)) {
       hostedShards.put(shard.id(), shard);
     }
@@ -109,6 +114,36 @@ public final class ReplicationEngine {
     Gauge.builder("flexlog.replica.pending", pending, PendingAppends::size)
         .tag("node", node)
         .register(registry);
+    Gauge.builder("flexlog.replica.subscriptions", subscriptions, SubscriptionService::openCount)
+        .tag("node", node)
+        .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.subscription.records", subscriptions, SubscriptionService::recordsSent)
+        .tag("node", node)
+        .register(registry);
+  }
+
+  /**
+   * Applies a newer topology: new colors become known and newly placed shards hosted. Older or
+   * equal versions are ignored. Shards are never removed here (a shard moving away needs its data
+   * handed over first).
+   *
+   * @return true if the topology was applied
+   */
+  public boolean updateTopology(Topology newer) {
+    if (newer.version() <= topology.version()) {
+      return false;
+    }
+    topology = newer;
+    for (Shard shard : newer.shardsOnReplica(nodeId)) {
+      hostedShards.put(shard.id(), shard);
+    }
+    return true;
+  }
+
+  /** The topology this engine currently serves. */
+  public Topology topology() {
+    return topology;
   }
 
   /** The shards this node hosts, sorted by id. */
@@ -242,6 +277,82 @@ public final class ReplicationEngine {
     channel.writeAndFlush(
         MetadataDescriptor.encodeResponse(
             channel.alloc(), FrameDescriptor.requestId(frame), topology, limits.maxRecordBytes()));
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  /**
+   * SUBSCRIBE: opens a stream of the color's records on one hosted shard (see {@link
+   * SubscriptionService}); refusals are ERROR frames carrying the subscription id.
+   */
+  public void onSubscribe(Channel channel, ByteBuf frame) {
+    long id = FrameDescriptor.requestId(frame);
+    int colorId = SubscribeDescriptor.colorId(frame);
+    int shardId = SubscribeDescriptor.shardId(frame);
+    long fromSn = SubscribeDescriptor.fromSn(frame);
+    long credit = SubscribeDescriptor.initialCredit(frame);
+    Shard shard = hostedShards.get(shardId);
+    String refusal = null;
+    ErrorCode code = ErrorCode.INVALID_ARGUMENT;
+    if (topology.color(colorId).isEmpty()) {
+      code = ErrorCode.UNKNOWN_COLOR;
+      refusal = "unknown color id " + colorId;
+    } else if (shard == null) {
+      code = ErrorCode.UNKNOWN_SHARD;
+      refusal = "replica node " + nodeId + " does not host shard " + shardId;
+    } else if (!topology.isInSubtree(shard.colorId(), colorId)) {
+      refusal = "shard " + shardId + " is not in the subtree of color id " + colorId;
+    } else if (fromSn < 0) {
+      refusal = "subscription start SN must be >= 0, got " + fromSn;
+    } else if (credit < 0) {
+      refusal = "subscription credit must be >= 0, got " + credit;
+    } else {
+      boolean acceptUnsynced =
+          (SubscribeDescriptor.flags(frame) & SubscribeDescriptor.ACCEPT_UNSYNCED) != 0;
+      refusal =
+          subscriptions.open(channel, id, log(shardId, colorId), fromSn, credit, acceptUnsynced);
+    }
+    if (refusal != null) {
+      writeError(channel, id, code, refusal);
+      return;
+    }
+    scheduleEndOfTurn();
+  }
+
+  /** SUBSCRIBE_CREDIT: the subscriber may take more bytes. */
+  public void onSubscribeCredit(Channel channel, ByteBuf frame) {
+    long credit = SubscribeCreditDescriptor.credit(frame);
+    if (credit < 0) {
+      writeError(
+          channel,
+          FrameDescriptor.requestId(frame),
+          ErrorCode.INVALID_ARGUMENT,
+          "subscription credit must be >= 0, got " + credit);
+      return;
+    }
+    subscriptions.credit(channel, FrameDescriptor.requestId(frame), credit);
+    scheduleEndOfTurn();
+  }
+
+  /** UNSUBSCRIBE: ends the subscription; unknown ids are ignored. */
+  public void onUnsubscribe(Channel channel, ByteBuf frame) {
+    subscriptions.close(channel, FrameDescriptor.requestId(frame));
+  }
+
+  /** A client connection can take writes again: resume its subscriptions. */
+  public void onChannelWritable(Channel channel) {
+    subscriptions.onChannelWritable(channel);
+    scheduleEndOfTurn();
+  }
+
+  /** A client connection closed: drop its subscriptions and held reads. */
+  public void onChannelInactive(Channel channel) {
+    subscriptions.onChannelInactive(channel);
+    for (int i = held.size() - 1; i >= 0; i--) {
+      if (held.get(i).channel == channel) {
+        held.remove(i).timeout.cancel(false);
+      }
+    }
   }
 
   /**
@@ -402,10 +513,17 @@ public final class ReplicationEngine {
       storage.flush();
       sendOrderRequests();
       publishCommits();
-      for (ColorLog log : logList) {
-        log.advance();
+      for (int i = 0; i < logList.size(); i++) {
+        ColorLog log = logList.get(i);
+        if (log.advance() && !log.subscribers.isEmpty()) {
+          subscriptions.onAdvanced(log);
+        }
       }
       answerHeldReads();
+      subscriptions.pumpReady();
+      if (subscriptions.hasReady()) {
+        scheduleEndOfTurn(); // more to send: next turn, after the loop has served other channels
+      }
       for (int i = 0; i < touched.size(); i++) {
         touched.get(i).flush();
       }

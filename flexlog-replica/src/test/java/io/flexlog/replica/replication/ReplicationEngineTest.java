@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,9 @@ class ReplicationEngineTest {
   private static final int SHARD = 0;
   private static final int GLOBAL = Color.GLOBAL_ID;
   private static final long EPOCH_1 = Sn.of(1, 0);
+
+  /** Long, on a frozen clock: only the test moves time, so a loaded machine cannot expire reads. */
+  private static final Duration READ_HOLD = Duration.ofSeconds(1);
 
   @TempDir Path dir;
   private final EmbeddedChannel client = new EmbeddedChannel();
@@ -69,6 +73,7 @@ class ReplicationEngineTest {
 
   @BeforeEach
   void open() {
+    loop.freezeTime();
     openEngine(1 << 20);
   }
 
@@ -92,7 +97,7 @@ class ReplicationEngineTest {
             NODE,
             topology(),
             storage,
-            new ReplicaLimits(maxRecordBytes, Duration.ofMillis(1), 1000),
+            new ReplicaLimits(maxRecordBytes, READ_HOLD, 1000),
             gateway,
             loop.eventLoop(),
             new SimpleMeterRegistry());
@@ -270,11 +275,11 @@ class ReplicationEngineTest {
   }
 
   @Test
-  void shouldAnswerRetryWhenAHeldReadTimesOut() throws InterruptedException {
+  void shouldAnswerRetryWhenAHeldReadTimesOut() {
     watermark(EPOCH_1);
     read(100, EPOCH_1 + 5);
     assertThat(nextFrame()).isNull();
-    Thread.sleep(5);
+    loop.advanceTimeBy(READ_HOLD.toNanos() + 1, TimeUnit.NANOSECONDS);
     loop.runScheduledPendingTasks();
     ByteBuf retry = nextFrame();
     assertThat(ReadResponseDescriptor.status(retry)).isEqualTo(ReadResponseDescriptor.RETRY);

@@ -34,6 +34,7 @@ public final class DevCluster implements AutoCloseable {
   private final Topology topology;
   private final SequencerNode sequencer;
   private final List<ReplicaNode> replicas;
+  private final List<Integer> replicaIds = new ArrayList<>();
 
   private DevCluster(Topology topology, SequencerNode sequencer, List<ReplicaNode> replicas) {
     this.topology = topology;
@@ -58,25 +59,49 @@ public final class DevCluster implements AutoCloseable {
 
   public static DevCluster start(Options options, MeterRegistry registry, PrintStream banner)
       throws Exception {
-    Topology topology = topology(options.port());
+    return start(topology(options.port()), options, registry, banner);
+  }
+
+  /**
+   * Starts a cluster of another shape in one process: the topology's one sequencer node and every
+   * replica node, each with data under {@code dataDir}. The port in {@code options} is unused.
+   */
+  public static DevCluster start(
+      Topology topology, Options options, MeterRegistry registry, PrintStream banner)
+      throws Exception {
     int maxRecordBytes = ReplicaLimits.DEFAULT_MAX_RECORD_BYTES;
+    NodeAddress sequencerNode =
+        topology.nodes().values().stream()
+            .filter(n -> n.kind() == NodeAddress.Kind.SEQUENCER)
+            .reduce(
+                (a, b) -> {
+                  throw new IllegalArgumentException("a dev cluster has one sequencer node");
+                })
+            .orElseThrow(() -> new IllegalArgumentException("the topology has no sequencer"));
     SequencerNode sequencer =
         Nodes.startSequencer(
             topology,
-            settings(options, 0, options.dataDir().resolve("sequencer-0")),
+            settings(
+                options,
+                sequencerNode.id(),
+                options.dataDir().resolve("sequencer-" + sequencerNode.id())),
             maxRecordBytes,
             registry);
     List<ReplicaNode> replicas = new ArrayList<>();
     DevCluster cluster = new DevCluster(topology, sequencer, replicas);
     try {
-      for (int i = 1; i <= REPLICAS; i++) {
+      for (NodeAddress node : topology.nodes().values()) {
+        if (node.kind() != NodeAddress.Kind.REPLICA) {
+          continue;
+        }
         replicas.add(
             Nodes.startReplica(
                 topology,
-                settings(options, i, options.dataDir().resolve("replica-" + i)),
+                settings(options, node.id(), options.dataDir().resolve("replica-" + node.id())),
                 maxRecordBytes,
                 registry,
                 banner));
+        cluster.replicaIds.add(node.id());
       }
       cluster.awaitConnected(Duration.ofSeconds(10));
     } catch (Exception e) {
@@ -118,6 +143,16 @@ public final class DevCluster implements AutoCloseable {
 
   public List<ReplicaNode> replicas() {
     return replicas;
+  }
+
+  /** Stops one replica node, as a crash of its process would (for tests of failover). */
+  public void stopReplica(int nodeId) {
+    int at = replicaIds.indexOf(nodeId);
+    if (at < 0) {
+      throw new IllegalArgumentException("no running replica node " + nodeId);
+    }
+    replicaIds.remove(at);
+    replicas.remove(at).close();
   }
 
   @Override

@@ -1,0 +1,498 @@
+package io.flexlog.client.internals;
+
+import io.flexlog.client.LogRecord;
+import io.flexlog.client.RecordStream;
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client subscription to a color (DESIGN §3.4): one {@link ShardStream} per shard in the color's
+ * subtree, merged by a {@link SubscriptionMerger}, handed to the application through a queue.
+ *
+ * <p>Flow control: each shard gets a window of {@code windowBytes}. The client grants a replica
+ * credit for the part of the window not taken by that shard's records that it holds (buffered for
+ * the merge, or released and not yet consumed by the application); a record is consumed when the
+ * application takes it from the queue. So memory per subscription is bounded by the windows, and
+ * the application's pace sets the replicas' pace.
+ *
+ * <p>Threading: the stream and merge state is confined to the client's event loop (methods named
+ * {@code on...} and {@link #start}); the queue is shared with the application's thread under a
+ * lock; consumption reaches the loop as a task.
+ */
+final class ClientSubscription implements RecordStream {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientSubscription.class);
+
+  private final String colorName;
+  private final int colorId;
+  private final long fromSn;
+  private final long windowBytes;
+  private final long openTimeoutNs;
+  private final SubscriptionContext ctx;
+  private final Executor loop;
+  private final Runnable grantTask = this::onConsumed;
+
+  // Loop-confined.
+  private final SubscriptionMerger merger;
+  private final ShardStream[] streams;
+  private final long[] held;
+  private boolean stopped;
+  private final SubscriptionMerger.Sink sink =
+      new SubscriptionMerger.Sink() {
+        @Override
+        public void released(LogRecord record, int shard) {
+          offer(record, shard);
+        }
+
+        @Override
+        public void dropped(LogRecord record, int shard) {
+          held[shard] -= SubscribeRecordsDescriptor.recordCost(record.payload().length);
+        }
+      };
+
+  // Shared with the application's thread, under the lock.
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition available = lock.newCondition();
+  private LogRecord[] queue = new LogRecord[64];
+  private int[] queueShard = new int[64];
+  private int head;
+  private int size;
+  private final long[] consumed;
+  private long unreported;
+  private boolean grantScheduled;
+  private FlexLogException failure;
+  private boolean closed;
+  private volatile long lastSn;
+
+  /**
+   * Set by the loop when some replica has less than half a window of credit left: then the
+   * application reports what it consumed as soon as it has taken everything queued, so that a
+   * replica is never left without credit while the application waits.
+   */
+  private boolean creditLow;
+
+  /**
+   * @param firstReplica where each shard starts looking for a replica (spreads subscribers)
+   */
+  ClientSubscription(
+      Color color,
+      List<Shard> shards,
+      long fromSn,
+      long windowBytes,
+      long openTimeoutNs,
+      int firstReplica,
+      SubscriptionContext ctx,
+      Executor loop) {
+    this.colorName = color.name();
+    this.colorId = color.id();
+    this.fromSn = fromSn;
+    this.windowBytes = windowBytes;
+    this.openTimeoutNs = openTimeoutNs;
+    this.ctx = ctx;
+    this.loop = loop;
+    this.merger = new SubscriptionMerger(shards.size(), fromSn);
+    this.streams = new ShardStream[shards.size()];
+    for (int i = 0; i < streams.length; i++) {
+      streams[i] = new ShardStream(this, i, shards.get(i), firstReplica + i);
+    }
+    this.held = new long[shards.size()];
+    this.consumed = new long[shards.size()];
+    this.lastSn = Math.max(0, fromSn - 1);
+  }
+
+  // ------------------------------------------------------------------ loop side
+
+  /** Opens every shard's stream. */
+  void start() {
+    for (ShardStream stream : streams) {
+      open(stream);
+    }
+  }
+
+  private void open(ShardStream stream) {
+    absorbConsumed();
+    long credit = Math.max(0, windowBytes - held[stream.index]);
+    stream.open(ctx, colorId, merger.resumeSn(stream.index), credit, openTimeoutNs);
+    LOG.debug(
+        "subscription to '{}': opened {} from SN {} with {} bytes of credit",
+        colorName,
+        stream,
+        merger.resumeSn(stream.index),
+        credit);
+    if (credit < windowBytes / 2) {
+      lock.lock();
+      try {
+        creditLow = true;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** SUBSCRIBE_RECORDS for one of this subscription's streams. */
+  void onRecords(ShardStream stream, ByteBuf frame) {
+    if (stopped || !stream.isStreaming()) {
+      return;
+    }
+    int count = SubscribeRecordsDescriptor.count(frame);
+    int at = SubscribeRecordsDescriptor.payloadsStart(frame);
+    for (int i = 0; i < count; i++) {
+      long sn = SubscribeRecordsDescriptor.sn(frame, i);
+      int length = SubscribeRecordsDescriptor.payloadLength(frame, i);
+      LogRecord record = new LogRecord(colorName, sn, ByteBufUtil.getBytes(frame, at, length));
+      at += length;
+      long cost = SubscribeRecordsDescriptor.recordCost(length);
+      stream.received += cost;
+      if (!merger.onRecord(stream.index, record)) {
+        LOG.warn(
+            "subscription to '{}': {} sent SN {} out of order; switching replica",
+            colorName,
+            stream,
+            sn);
+        failover(stream, true);
+        return;
+      }
+      held[stream.index] += cost;
+    }
+    progress(stream, SubscribeRecordsDescriptor.progress(frame));
+  }
+
+  /** SUBSCRIBE_PROGRESS for one of this subscription's streams. */
+  void onProgress(ShardStream stream, ByteBuf frame) {
+    if (!stopped && stream.isStreaming()) {
+      progress(stream, SubscribeProgressDescriptor.progress(frame));
+    }
+  }
+
+  private void progress(ShardStream stream, long progress) {
+    stream.onAnswer();
+    merger.onProgress(stream.index, progress);
+    merger.drain(sink);
+    grantCredits();
+  }
+
+  /** An ERROR frame carrying one of this subscription's stream ids. */
+  void onError(ShardStream stream, ErrorCode code, String message) {
+    if (stopped || !stream.isStreaming()) {
+      return;
+    }
+    switch (code) {
+      case NOT_READY -> {
+        stream.onRefused();
+        LOG.debug("subscription to '{}': {} refused: {}", colorName, stream, message);
+        failover(stream, false);
+      }
+      case UNKNOWN_COLOR, UNKNOWN_SHARD -> {
+        // The replica's topology and ours disagree: refetch ours, then retry or give up.
+        stream.park(ctx);
+        ctx.refreshMetadata(() -> afterRefresh(stream, message));
+      }
+      case INVALID_ARGUMENT, PROTOCOL, TRIMMED, RECORD_TOO_LARGE ->
+          fail(FlexLogException.fromWire(code, message));
+      default -> {
+        LOG.debug("subscription to '{}': {} failed: {} {}", colorName, stream, code, message);
+        failover(stream, false);
+      }
+    }
+  }
+
+  private void afterRefresh(ShardStream stream, String message) {
+    if (stopped || stream.state != ShardStream.State.PARKED) {
+      return;
+    }
+    if (ctx.topology().color(colorId).filter(c -> c.name().equals(colorName)).isEmpty()) {
+      fail(new UnknownColorException("color '" + colorName + "' no longer exists: " + message));
+      return;
+    }
+    // We know the color and the shard, the replica does not yet: it is behind, try again.
+    failover(stream, false);
+  }
+
+  /** Leaves the stream's replica; reopens at the next one now unless it must back off. */
+  private void failover(ShardStream stream, boolean unsubscribe) {
+    stream.fail(ctx, unsubscribe);
+    if (ctx.nanoTime() - stream.retryAtNs >= 0) {
+      open(stream);
+    }
+  }
+
+  /** The connection to a node broke: streams from it fail over. */
+  void onConnectionLost(int nodeId) {
+    if (stopped) {
+      return;
+    }
+    for (ShardStream stream : streams) {
+      if (stream.isStreaming() && stream.nodeId == nodeId) {
+        LOG.debug("subscription to '{}': lost {}", colorName, stream);
+        failover(stream, false);
+      }
+    }
+  }
+
+  /** Periodic: opens streams whose retry time came, fails those that never got an answer. */
+  void onTick(long nowNs) {
+    if (stopped) {
+      return;
+    }
+    for (ShardStream stream : streams) {
+      if (stream.state == ShardStream.State.IDLE && nowNs - stream.retryAtNs >= 0) {
+        open(stream);
+      } else if (stream.state == ShardStream.State.OPENING && nowNs - stream.deadlineNs > 0) {
+        LOG.debug("subscription to '{}': no answer from {}", colorName, stream);
+        failover(stream, true);
+      }
+    }
+  }
+
+  /** Ends the subscription with an error the application sees. */
+  void fail(FlexLogException error) {
+    lock.lock();
+    try {
+      if (failure == null) {
+        failure = error;
+      }
+      available.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    stop();
+  }
+
+  /** Closes every stream; nothing more is delivered to the queue. */
+  void stop() {
+    if (!stopped) {
+      stopped = true;
+      for (ShardStream stream : streams) {
+        stream.close(ctx);
+      }
+    }
+  }
+
+  boolean isStopped() {
+    return stopped;
+  }
+
+  private void onConsumed() {
+    if (!stopped) {
+      grantCredits();
+    } else {
+      absorbConsumed();
+    }
+  }
+
+  /** Moves what the application consumed since last time out of {@link #held}. */
+  private void absorbConsumed() {
+    lock.lock();
+    try {
+      for (int i = 0; i < consumed.length; i++) {
+        held[i] -= consumed[i];
+        consumed[i] = 0;
+      }
+      unreported = 0;
+      grantScheduled = false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Tops up every stream whose replica could be given at least half a window. */
+  private void grantCredits() {
+    absorbConsumed();
+    boolean low = false;
+    for (ShardStream stream : streams) {
+      if (stream.isStreaming()) {
+        long room = windowBytes - held[stream.index] - stream.replicaCredit();
+        if (room >= windowBytes / 2) {
+          stream.grant(ctx, room);
+        }
+        low |= stream.replicaCredit() < windowBytes / 2;
+      }
+    }
+    lock.lock();
+    try {
+      // Under the lock, so that a take() racing with this either sees the flag or left its
+      // consumption for the check below.
+      creditLow = low;
+      if (low && size == 0 && unreported > 0 && !grantScheduled) {
+        grantScheduled = true;
+        loop.execute(grantTask);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ------------------------------------------------------------------ the queue
+
+  private void offer(LogRecord record, int shard) {
+    lock.lock();
+    try {
+      if (size == queue.length) {
+        LogRecord[] records = new LogRecord[size * 2];
+        int[] shards = new int[size * 2];
+        for (int i = 0; i < size; i++) {
+          records[i] = queue[(head + i) % queue.length];
+          shards[i] = queueShard[(head + i) % queue.length];
+        }
+        queue = records;
+        queueShard = shards;
+        head = 0;
+      }
+      int tail = (head + size) % queue.length;
+      queue[tail] = record;
+      queueShard[tail] = shard;
+      size++;
+      available.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Takes the next record, waiting up to {@code timeoutNs} (forever if negative).
+   *
+   * @return null on timeout or once closed
+   */
+  LogRecord take(long timeoutNs) throws InterruptedException {
+    lock.lock();
+    try {
+      long remaining = timeoutNs;
+      while (size == 0 && failure == null && !closed) {
+        if (timeoutNs < 0) {
+          available.await();
+        } else {
+          if (remaining <= 0) {
+            return null;
+          }
+          remaining = available.awaitNanos(remaining);
+        }
+      }
+      if (size == 0) {
+        if (closed) {
+          return null;
+        }
+        throw failure;
+      }
+      LogRecord record = queue[head];
+      int shard = queueShard[head];
+      queue[head] = null;
+      head = (head + 1) % queue.length;
+      size--;
+      long cost = SubscribeRecordsDescriptor.recordCost(record.payload().length);
+      consumed[shard] += cost;
+      unreported += cost;
+      if (!grantScheduled
+          && (unreported >= windowBytes / 4 || (size == 0 && creditLow && unreported > 0))) {
+        grantScheduled = true;
+        loop.execute(grantTask);
+      }
+      lastSn = record.sn();
+      return record;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ------------------------------------------------------------------ RecordStream
+
+  @Override
+  public String color() {
+    return colorName;
+  }
+
+  @Override
+  public long lastSn() {
+    return lastSn;
+  }
+
+  @Override
+  public boolean isClosed() {
+    lock.lock();
+    try {
+      return closed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public LogRecord poll(Duration timeout) {
+    if (isClosed()) {
+      throw new IllegalStateException("the subscription to '" + colorName + "' is closed");
+    }
+    try {
+      return take(Math.max(0, timeout.toNanos()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlexLogException("interrupted while polling '" + colorName + "'", e);
+    }
+  }
+
+  @Override
+  public Iterator<LogRecord> iterator() {
+    return new Iterator<>() {
+      private LogRecord next;
+
+      @Override
+      public boolean hasNext() {
+        if (next == null) {
+          try {
+            next = take(-1);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FlexLogException("interrupted while waiting for '" + colorName + "'", e);
+          }
+        }
+        return next != null;
+      }
+
+      @Override
+      public LogRecord next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException("the subscription to '" + colorName + "' is closed");
+        }
+        LogRecord record = next;
+        next = null;
+        return record;
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      Arrays.fill(queue, null);
+      size = 0;
+      available.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    loop.execute(this::stop);
+  }
+
+  @Override
+  public String toString() {
+    return "subscription to '" + colorName + "' from SN " + fromSn;
+  }
+}

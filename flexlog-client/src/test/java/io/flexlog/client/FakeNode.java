@@ -1,0 +1,157 @@
+package io.flexlog.client;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.MetadataDescriptor;
+import io.flexlog.core.protocol.ReadDescriptor;
+import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One in-process node playing bootstrap server and the only replica (node 1) of every shard, with a
+ * topology and a set of known colors the test changes at will: enough to watch what the client
+ * sends where and how it reacts to topology errors.
+ */
+final class FakeNode implements AutoCloseable {
+  static final int FRESH = 1;
+
+  private final EventLoopGroup group = Transport.eventLoops("fake-node", 1);
+  private final Channel server;
+  volatile Topology metadata;
+  final Set<Integer> replicaColors = new CopyOnWriteArraySet<>();
+  final List<int[]> appends = Collections.synchronizedList(new ArrayList<>());
+  final AtomicInteger metadataRequests = new AtomicInteger();
+  final AtomicInteger unknownAnswers = new AtomicInteger();
+  private final AtomicLong sns = new AtomicLong(1L << 32);
+
+  FakeNode() throws InterruptedException {
+    server =
+        new ServerBootstrap()
+            .group(group, group)
+            .channel(Transport.serverChannel())
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Handler());
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
+    metadata = topology(1, false);
+    replicaColors.add(Color.GLOBAL_ID);
+  }
+
+  int port() {
+    return ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  String bootstrap() {
+    return "127.0.0.1:" + port();
+  }
+
+  /** Global with shards 10 and 11; with {@code fresh}, color 'fresh' (1) with shard 12. */
+  Topology topology(long version, boolean fresh) {
+    List<NodeAddress> nodes =
+        List.of(
+            new NodeAddress(0, NodeAddress.Kind.SEQUENCER, "127.0.0.1", port()),
+            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", port()));
+    List<Color> colors = new ArrayList<>(List.of(new Color(0, Color.GLOBAL, Color.NO_PARENT, 0)));
+    List<Shard> shards =
+        new ArrayList<>(List.of(new Shard(11, 0, List.of(1)), new Shard(10, 0, List.of(1))));
+    if (fresh) {
+      colors.add(new Color(FRESH, "fresh", 0, 0));
+      shards.add(new Shard(12, FRESH, List.of(1)));
+    }
+    return new Topology(version, nodes, colors, shards);
+  }
+
+  @Override
+  public void close() {
+    server.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  private final class Handler extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf frame = (ByteBuf) msg;
+      try {
+        long requestId = FrameDescriptor.requestId(frame);
+        switch (FrameDescriptor.type(frame)) {
+          case MessageType.METADATA_REQUEST -> {
+            metadataRequests.incrementAndGet();
+            ctx.writeAndFlush(
+                MetadataDescriptor.encodeResponse(ctx.alloc(), requestId, metadata, 1 << 20));
+          }
+          case MessageType.APPEND -> {
+            int color = AppendDescriptor.colorId(frame);
+            if (!replicaColors.contains(color)) {
+              unknown(ctx, requestId, color);
+              return;
+            }
+            appends.add(new int[] {color, AppendDescriptor.shardId(frame)});
+            ctx.writeAndFlush(
+                AppendAckDescriptor.encode(
+                    ctx.alloc(),
+                    requestId,
+                    AppendDescriptor.tokenSession(frame),
+                    AppendDescriptor.tokenSequence(frame),
+                    sns.incrementAndGet(),
+                    color,
+                    1));
+          }
+          case MessageType.READ -> {
+            int color = ReadDescriptor.colorId(frame);
+            if (!replicaColors.contains(color)) {
+              unknown(ctx, requestId, color);
+              return;
+            }
+            long sn = ReadDescriptor.sn(frame);
+            ctx.writeAndFlush(
+                ReadResponseDescriptor.encodeHeader(
+                    ctx.alloc(), requestId, ReadResponseDescriptor.ABSENT, color, sn, sn, 0));
+          }
+          default -> throw new AssertionError("unexpected " + FrameDescriptor.type(frame));
+        }
+      } finally {
+        frame.release();
+      }
+    }
+
+    private void unknown(ChannelHandlerContext ctx, long requestId, int color) {
+      unknownAnswers.incrementAndGet();
+      ctx.writeAndFlush(
+          ErrorDescriptor.encode(
+              ctx.alloc(), requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + color));
+    }
+  }
+}

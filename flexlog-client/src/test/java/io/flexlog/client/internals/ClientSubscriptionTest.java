@@ -1,0 +1,486 @@
+package io.flexlog.client.internals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flexlog.client.LogRecord;
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.SubscribeCreditDescriptor;
+import io.flexlog.core.protocol.SubscribeDescriptor;
+import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client subscription against an in-memory context with a fake clock: which frames it sends to
+ * which replica, how it merges, grants credit, fails over and backs off.
+ *
+ * <p>Color {@code orders} (1) has shards 10 (replicas 1, 2, 3) and 11 (replicas 4, 5, 6).
+ */
+class ClientSubscriptionTest {
+  private static final long WINDOW = 1000;
+  private static final long OPEN_TIMEOUT_NS = 2_000_000_000L;
+  private static final Color ORDERS = new Color(1, "orders", 0, 0);
+  private static final Shard A = new Shard(10, 1, List.of(1, 2, 3));
+  private static final Shard B = new Shard(11, 1, List.of(4, 5, 6));
+
+  private final FakeContext ctx = new FakeContext();
+  private final ArrayDeque<Runnable> loopTasks = new ArrayDeque<>();
+
+  private static Topology clusterTopology(boolean withOrders) {
+    List<NodeAddress> nodes = new ArrayList<>();
+    nodes.add(new NodeAddress(0, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1));
+    for (int i = 1; i <= 6; i++) {
+      nodes.add(new NodeAddress(i, NodeAddress.Kind.REPLICA, "127.0.0.1", 10 + i));
+    }
+    List<Color> colors = new ArrayList<>(List.of(new Color(0, Color.GLOBAL, Color.NO_PARENT, 0)));
+    List<Shard> shards = new ArrayList<>();
+    if (withOrders) {
+      colors.add(ORDERS);
+      shards.add(A);
+      shards.add(B);
+    }
+    return new Topology(withOrders ? 1 : 2, nodes, colors, shards);
+  }
+
+  /** A sent frame, decoded. */
+  record Sent(int node, byte type, long id, int shard, long fromSn, long credit, byte flags) {}
+
+  /** An in-memory client: records what is sent, routes by id, counts time by hand. */
+  final class FakeContext implements SubscriptionContext {
+    Topology topology = clusterTopology(true);
+    long now = 1_000_000_000L;
+    long nextId = 500;
+    final Map<Long, ShardStream> registered = new HashMap<>();
+    final List<Sent> sent = new ArrayList<>();
+    final List<Runnable> pendingRefreshes = new ArrayList<>();
+
+    @Override
+    public Topology topology() {
+      return topology;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return UnpooledByteBufAllocator.DEFAULT;
+    }
+
+    @Override
+    public long newSubscriptionId() {
+      return nextId++;
+    }
+
+    @Override
+    public void register(long id, ShardStream stream) {
+      registered.put(id, stream);
+    }
+
+    @Override
+    public void unregister(long id) {
+      registered.remove(id);
+    }
+
+    @Override
+    public void send(int nodeId, ByteBuf frame) {
+      try {
+        byte type = FrameDescriptor.type(frame);
+        long id = FrameDescriptor.requestId(frame);
+        sent.add(
+            switch (type) {
+              case MessageType.SUBSCRIBE ->
+                  new Sent(
+                      nodeId,
+                      type,
+                      id,
+                      SubscribeDescriptor.shardId(frame),
+                      SubscribeDescriptor.fromSn(frame),
+                      SubscribeDescriptor.initialCredit(frame),
+                      SubscribeDescriptor.flags(frame));
+              case MessageType.SUBSCRIBE_CREDIT ->
+                  new Sent(
+                      nodeId, type, id, -1, -1, SubscribeCreditDescriptor.credit(frame), (byte) 0);
+              default -> new Sent(nodeId, type, id, -1, -1, -1, (byte) 0);
+            });
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void refreshMetadata(Runnable then) {
+      pendingRefreshes.add(then);
+    }
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+
+    void completeRefresh(Topology fetched) {
+      topology = fetched;
+      List<Runnable> callbacks = new ArrayList<>(pendingRefreshes);
+      pendingRefreshes.clear();
+      callbacks.forEach(Runnable::run);
+    }
+
+    List<Sent> take() {
+      List<Sent> out = new ArrayList<>(sent);
+      sent.clear();
+      return out;
+    }
+  }
+
+  private ClientSubscription subscription(long fromSn) {
+    ClientSubscription subscription =
+        new ClientSubscription(
+            ORDERS, List.of(A, B), fromSn, WINDOW, OPEN_TIMEOUT_NS, 0, ctx, loopTasks::add);
+    subscription.start();
+    return subscription;
+  }
+
+  /** The SUBSCRIBE currently open for a shard. */
+  private Sent openFor(List<Sent> sent, Shard shard) {
+    return sent.stream()
+        .filter(s -> s.type() == MessageType.SUBSCRIBE && s.shard() == shard.id())
+        .reduce((a, b) -> b)
+        .orElseThrow(() -> new AssertionError("no SUBSCRIBE for shard " + shard.id()));
+  }
+
+  private void records(ClientSubscription subscription, Sent open, long progress, long... sns) {
+    ByteBuf frame = recordsFrame(open.id(), open.shard(), progress, sns);
+    try {
+      subscription.onRecords(ctx.registered.get(open.id()), frame);
+    } finally {
+      frame.release();
+    }
+  }
+
+  private static ByteBuf recordsFrame(long id, int shard, long progress, long... sns) {
+    byte[][] payloads = new byte[sns.length][];
+    int bytes = 0;
+    for (int i = 0; i < sns.length; i++) {
+      payloads[i] = ("sn" + sns[i]).getBytes(StandardCharsets.US_ASCII);
+      bytes += payloads[i].length;
+    }
+    ByteBuf frame =
+        SubscribeRecordsDescriptor.encodeHeader(
+            UnpooledByteBufAllocator.DEFAULT, id, 1, shard, progress, sns.length, bytes, bytes);
+    for (int i = 0; i < sns.length; i++) {
+      SubscribeRecordsDescriptor.writeEntry(frame, sns[i], payloads[i].length);
+    }
+    for (byte[] payload : payloads) {
+      frame.writeBytes(payload);
+    }
+    return frame;
+  }
+
+  private void progress(ClientSubscription subscription, Sent open, long progress) {
+    ByteBuf frame =
+        SubscribeProgressDescriptor.encode(
+            UnpooledByteBufAllocator.DEFAULT, open.id(), 1, open.shard(), progress);
+    try {
+      subscription.onProgress(ctx.registered.get(open.id()), frame);
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void error(ClientSubscription subscription, Sent open, ErrorCode code) {
+    subscription.onError(ctx.registered.get(open.id()), code, "test says " + code);
+  }
+
+  private static List<Long> pollAll(ClientSubscription subscription) {
+    List<Long> sns = new ArrayList<>();
+    for (LogRecord r = subscription.poll(Duration.ZERO);
+        r != null;
+        r = subscription.poll(Duration.ZERO)) {
+      sns.add(r.sn());
+    }
+    return sns;
+  }
+
+  private void runLoopTasks() {
+    while (!loopTasks.isEmpty()) {
+      loopTasks.poll().run();
+    }
+  }
+
+  // ------------------------------------------------------------------ tests
+
+  @Test
+  void shouldOpenOneStreamPerShardWithTheWholeWindowAsCredit() {
+    subscription(42);
+
+    List<Sent> sent = ctx.take();
+
+    assertThat(sent).hasSize(2);
+    assertThat(sent).extracting(Sent::shard).containsExactly(10, 11);
+    assertThat(sent).extracting(Sent::fromSn).containsOnly(42L);
+    assertThat(sent).extracting(Sent::credit).containsOnly(WINDOW);
+    assertThat(sent).extracting(Sent::flags).containsOnly((byte) 0);
+    assertThat(ctx.registered).hasSize(2);
+  }
+
+  @Test
+  void shouldDeliverInSnOrderOnlyPastEveryShardsProgress() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+
+    records(subscription, a, 10, 2, 5, 9);
+    assertThat(pollAll(subscription)).isEmpty();
+
+    records(subscription, b, 6, 3, 6);
+    assertThat(pollAll(subscription)).containsExactly(2L, 3L, 5L, 6L);
+
+    progress(subscription, b, 20);
+    assertThat(pollAll(subscription)).containsExactly(9L);
+    assertThat(subscription.lastSn()).isEqualTo(9);
+  }
+
+  @Test
+  void shouldGrantCreditAsTheApplicationConsumes() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    long[] sns = new long[40];
+    for (int i = 0; i < sns.length; i++) {
+      sns[i] = i + 1; // each costs "snNN".length + 12 = about 16 bytes
+    }
+    records(subscription, a, 40, sns);
+    progress(subscription, b, 40);
+    assertThat(ctx.take()).isEmpty(); // nothing consumed yet
+
+    List<Long> got = pollAll(subscription);
+    assertThat(got).hasSize(40);
+    runLoopTasks();
+
+    List<Sent> credits = ctx.take();
+    assertThat(credits)
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.type()).isEqualTo(MessageType.SUBSCRIBE_CREDIT);
+              assertThat(c.node()).isEqualTo(a.node());
+              assertThat(c.id()).isEqualTo(a.id());
+              assertThat(c.credit()).isGreaterThanOrEqualTo(WINDOW / 2);
+            });
+  }
+
+  @Test
+  void shouldResumeOnTheNextReplicaFromWhereTheShardStoppedAfterAConnectionLoss() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    records(subscription, a, 8, 3, 7);
+    progress(subscription, b, 5);
+    assertThat(pollAll(subscription)).containsExactly(3L);
+
+    subscription.onConnectionLost(a.node());
+
+    Sent reopened = openFor(ctx.take(), A);
+    assertThat(reopened.node()).isNotEqualTo(a.node()).isIn(A.replicaNodeIds());
+    assertThat(reopened.fromSn()).isEqualTo(9);
+    // SN 7 is held for the merge: its bytes stay out of the new replica's credit.
+    assertThat(reopened.credit()).isEqualTo(WINDOW - ("sn7".length() + 12));
+    assertThat(ctx.registered).doesNotContainKey(a.id()).containsKey(reopened.id());
+
+    records(subscription, reopened, 12, 11);
+    progress(subscription, b, 12);
+    assertThat(pollAll(subscription)).containsExactly(7L, 11L);
+  }
+
+  @Test
+  void shouldTryEveryReplicaBeforeAcceptingAnUnsynchronisedOne() {
+    subscription(0);
+    Sent first = openFor(ctx.take(), A);
+    ClientSubscription subscription = ctx.registered.get(first.id()).owner;
+
+    error(subscription, first, ErrorCode.NOT_READY);
+    Sent second = openFor(ctx.take(), A);
+    error(subscription, second, ErrorCode.NOT_READY);
+    Sent third = openFor(ctx.take(), A);
+    assertThat(List.of(first.node(), second.node(), third.node()))
+        .containsExactlyInAnyOrderElementsOf(A.replicaNodeIds());
+    assertThat(List.of(first.flags(), second.flags(), third.flags())).containsOnly((byte) 0);
+
+    error(subscription, third, ErrorCode.NOT_READY);
+
+    Sent lenient = openFor(ctx.take(), A);
+    assertThat(lenient.flags()).isEqualTo(SubscribeDescriptor.ACCEPT_UNSYNCED);
+    progress(subscription, lenient, 3);
+    subscription.onConnectionLost(lenient.node());
+    assertThat(openFor(ctx.take(), A).flags()).isZero(); // strict again after a success
+  }
+
+  @Test
+  void shouldBackOffWithGrowingDelaysOnceEveryReplicaFailed() {
+    subscription(0);
+    Sent open = openFor(ctx.take(), A);
+    ClientSubscription subscription = ctx.registered.get(open.id()).owner;
+    for (int i = 0; i < 3; i++) {
+      subscription.onConnectionLost(open.node());
+      open = openFor(ctx.take(), A);
+    }
+    subscription.onConnectionLost(open.node()); // the 4th failure in a row
+    assertThat(ctx.take()).isEmpty();
+
+    ctx.now += ShardStream.MIN_BACKOFF_NS - 1;
+    subscription.onTick(ctx.now);
+    assertThat(ctx.take()).isEmpty();
+    ctx.now += 1;
+    subscription.onTick(ctx.now);
+    open = openFor(ctx.take(), A);
+
+    subscription.onConnectionLost(open.node()); // 5th: twice the delay
+    ctx.now += ShardStream.MIN_BACKOFF_NS;
+    subscription.onTick(ctx.now);
+    assertThat(ctx.take()).isEmpty();
+    ctx.now += ShardStream.MIN_BACKOFF_NS;
+    subscription.onTick(ctx.now);
+    assertThat(openFor(ctx.take(), A).node()).isIn(A.replicaNodeIds());
+  }
+
+  @Test
+  void shouldMoveOnWhenAReplicaNeverAnswersAndTellItToStop() {
+    ClientSubscription subscription = subscription(0);
+    Sent a = openFor(ctx.take(), A);
+
+    ctx.now += OPEN_TIMEOUT_NS + 1;
+    subscription.onTick(ctx.now);
+
+    List<Sent> sent = ctx.take();
+    assertThat(sent)
+        .filteredOn(s -> s.type() == MessageType.UNSUBSCRIBE)
+        .extracting(Sent::id, Sent::node)
+        .contains(org.assertj.core.groups.Tuple.tuple(a.id(), a.node()));
+    assertThat(openFor(sent, A).node()).isNotEqualTo(a.node());
+  }
+
+  @Test
+  void shouldSwitchReplicaWhenAStreamSendsRecordsOutOfOrder() {
+    ClientSubscription subscription = subscription(0);
+    Sent a = openFor(ctx.take(), A);
+    records(subscription, a, 5, 5);
+
+    records(subscription, a, 9, 4);
+
+    Sent reopened = openFor(ctx.take(), A);
+    assertThat(reopened.node()).isNotEqualTo(a.node());
+    assertThat(reopened.fromSn()).isEqualTo(6);
+  }
+
+  @Test
+  void shouldFailWithUnknownColorWhenTheRefreshedTopologyLacksTheColor() {
+    ClientSubscription subscription = subscription(0);
+    Sent a = openFor(ctx.take(), A);
+    error(subscription, a, ErrorCode.UNKNOWN_COLOR);
+    assertThat(ctx.pendingRefreshes).hasSize(1);
+
+    ctx.completeRefresh(clusterTopology(false));
+
+    assertThatThrownBy(() -> subscription.poll(Duration.ZERO))
+        .isInstanceOf(UnknownColorException.class)
+        .hasMessageContaining("orders");
+    assertThat(ctx.registered).isEmpty();
+    assertThat(ctx.take()).filteredOn(s -> s.type() == MessageType.SUBSCRIBE).isEmpty();
+  }
+
+  @Test
+  void shouldRetryAfterRefreshWhenOnlyTheReplicaIsBehindTheTopology() {
+    ClientSubscription subscription = subscription(0);
+    Sent a = openFor(ctx.take(), A);
+    error(subscription, a, ErrorCode.UNKNOWN_SHARD);
+    assertThat(ctx.take()).isEmpty();
+
+    ctx.completeRefresh(clusterTopology(true));
+
+    Sent retried = openFor(ctx.take(), A);
+    assertThat(retried.fromSn()).isEqualTo(a.fromSn());
+  }
+
+  @Test
+  void shouldEndWithTheTypedErrorOfAnInvalidRequest() {
+    ClientSubscription subscription = subscription(0);
+    Sent a = openFor(ctx.take(), A);
+
+    error(subscription, a, ErrorCode.INVALID_ARGUMENT);
+
+    assertThatThrownBy(() -> subscription.poll(Duration.ZERO))
+        .isInstanceOf(InvalidArgumentException.class);
+  }
+
+  @Test
+  void shouldUnsubscribeEveryStreamOnClose() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> opened = ctx.take();
+
+    subscription.close();
+    runLoopTasks();
+
+    assertThat(ctx.take())
+        .extracting(Sent::type, Sent::id)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple(MessageType.UNSUBSCRIBE, opened.get(0).id()),
+            org.assertj.core.groups.Tuple.tuple(MessageType.UNSUBSCRIBE, opened.get(1).id()));
+    assertThat(ctx.registered).isEmpty();
+    assertThat(subscription.isClosed()).isTrue();
+    assertThat(subscription.iterator().hasNext()).isFalse();
+    assertThatThrownBy(() -> subscription.poll(Duration.ZERO))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void shouldHandRecordsToABlockedReaderAndWakeItOnClose() throws Exception {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    List<Long> seen = new ArrayList<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              for (LogRecord record : subscription) {
+                synchronized (seen) {
+                  seen.add(record.sn());
+                }
+              }
+            });
+    reader.start();
+    records(subscription, openFor(sent, A), 4, 4);
+    progress(subscription, openFor(sent, B), 4);
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      synchronized (seen) {
+        if (!seen.isEmpty()) {
+          break;
+        }
+      }
+      Thread.sleep(1);
+    }
+    subscription.close();
+    reader.join(5000);
+
+    assertThat(reader.isAlive()).isFalse();
+    assertThat(seen).containsExactly(4L);
+  }
+}

@@ -1,0 +1,41 @@
+package io.flexlog.replica.replication;
+
+import io.netty.channel.Channel;
+
+/**
+ * One subscriber's stream of a color on one shard replica (DESIGN §3.4): where it stands, what it
+ * may still receive, and what it was last told. Loop-confined, like the rest of the engine.
+ */
+final class Subscription {
+  final Channel channel;
+  final long id;
+  final ColorLog log;
+  final boolean acceptUnsynced;
+
+  /** The smallest SN not sent yet: records are sent in SN order from here on. */
+  long nextSn;
+
+  /** Bytes the subscriber can still take; may go below zero by one record (see SUBSCRIBE). */
+  long credit;
+
+  /** The progress last sent, or -1 before the first frame. */
+  long progressSent = -1;
+
+  /** In the service's ready queue. */
+  boolean queued;
+
+  /** Waiting for the channel to become writable again. */
+  boolean blocked;
+
+  boolean closed;
+
+  Subscription(
+      Channel channel, long id, ColorLog log, long fromSn, long credit, boolean acceptUnsynced) {
+    this.channel = channel;
+    this.id = id;
+    this.log = log;
+    this.nextSn = fromSn;
+    this.credit = credit;
+    this.acceptUnsynced = acceptUnsynced;
+  }
+}

@@ -1,0 +1,286 @@
+package io.flexlog.replica.replication;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.replica.index.SnIndex;
+import io.flexlog.replica.storage.LogStorage;
+import io.netty.channel.Channel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * The replica's side of Subscribe (DESIGN §3.4): streams the committed records of a color on one
+ * shard in SN order, from a starting SN, then live as {@code committedThrough} moves, with the
+ * progress after each batch.
+ *
+ * <p>Flow control: a subscription gets records only while it has credit (bytes, granted by the
+ * subscriber as it consumes) and its channel is writable, and one pump sends at most {@link
+ * #MAX_BATCH_BYTES}. So a slow or stalled subscriber costs the replica at most its credit and one
+ * batch of buffered bytes, and a subscriber with a large backlog is served one batch per event-loop
+ * turn, interleaved with everything else the loop does.
+ *
+ * <p>Safety: only records at or below {@code committedThrough} are sent, so no smaller SN of this
+ * shard can appear after them. A replica that may have missed records of the range (a blind range
+ * of its {@link ColorLog}, after a restart or a lost sequencer link) refuses with NOT_READY unless
+ * the subscriber asked to accept unsynchronised replicas; the client tries the other replicas of
+ * the shard first.
+ *
+ * <p>Threading: every method runs on the engine's event loop.
+ */
+final class SubscriptionService {
+  /** The most payload bytes one pump of one subscription sends (one record may exceed it). */
+  static final int MAX_BATCH_BYTES = 256 << 10;
+
+  /** The most records in one SUBSCRIBE_RECORDS frame. */
+  static final int MAX_BATCH_RECORDS = 1024;
+
+  /** Subscriptions one connection may hold open. */
+  static final int MAX_PER_CONNECTION = 4096;
+
+  private final int nodeId;
+  private final LogStorage storage;
+  private final RecordBatchWriter writer;
+  private final Consumer<Channel> touch;
+  private final Map<Channel, Long2ObjectHashMap<Subscription>> byChannel = new HashMap<>();
+  private final ArrayDeque<Subscription> ready = new ArrayDeque<>();
+  private int open;
+  private long recordsSent;
+
+  /**
+   * @param touch marks a channel written to, so that the engine flushes it at the end of the turn
+   */
+  SubscriptionService(int nodeId, LogStorage storage, Consumer<Channel> touch) {
+    this.nodeId = nodeId;
+    this.storage = storage;
+    this.writer = new RecordBatchWriter(storage);
+    this.touch = touch;
+  }
+
+  int openCount() {
+    return open;
+  }
+
+  long recordsSent() {
+    return recordsSent;
+  }
+
+  /**
+   * Opens a subscription; its first frame goes out when {@link #pumpReady} runs.
+   *
+   * @return null, or why it was refused (nothing is registered then)
+   */
+  String open(
+      Channel channel, long id, ColorLog log, long fromSn, long credit, boolean acceptUnsynced) {
+    Long2ObjectHashMap<Subscription> subscriptions =
+        byChannel.computeIfAbsent(channel, c -> new Long2ObjectHashMap<>());
+    if (subscriptions.containsKey(id)) {
+      return "subscription id " + id + " is already open on this connection";
+    }
+    if (subscriptions.size() >= MAX_PER_CONNECTION) {
+      return "a connection may hold at most " + MAX_PER_CONNECTION + " subscriptions";
+    }
+    Subscription subscription = new Subscription(channel, id, log, fromSn, credit, acceptUnsynced);
+    subscriptions.put(id, subscription);
+    log.subscribers.add(subscription);
+    open++;
+    enqueue(subscription);
+    return null;
+  }
+
+  /** Adds credit; unknown ids are ignored (the subscription may have just ended). */
+  void credit(Channel channel, long id, long bytes) {
+    Subscription subscription = find(channel, id);
+    if (subscription == null) {
+      return;
+    }
+    boolean starved = subscription.credit <= 0;
+    subscription.credit = saturatedAdd(subscription.credit, bytes);
+    if (starved && subscription.credit > 0) {
+      enqueue(subscription);
+    }
+  }
+
+  void close(Channel channel, long id) {
+    Subscription subscription = find(channel, id);
+    if (subscription != null) {
+      remove(subscription);
+    }
+  }
+
+  void onChannelInactive(Channel channel) {
+    Long2ObjectHashMap<Subscription> subscriptions = byChannel.remove(channel);
+    if (subscriptions != null) {
+      for (Subscription subscription : new ArrayList<>(subscriptions.values())) {
+        detach(subscription);
+      }
+    }
+  }
+
+  void onChannelWritable(Channel channel) {
+    Long2ObjectHashMap<Subscription> subscriptions = byChannel.get(channel);
+    if (subscriptions == null) {
+      return;
+    }
+    for (Subscription subscription : subscriptions.values()) {
+      if (subscription.blocked) {
+        subscription.blocked = false;
+        enqueue(subscription);
+      }
+    }
+  }
+
+  /** The log's {@code committedThrough} moved: its subscribers may have records to send. */
+  void onAdvanced(ColorLog log) {
+    for (int i = 0; i < log.subscribers.size(); i++) {
+      enqueue(log.subscribers.get(i));
+    }
+  }
+
+  boolean hasReady() {
+    return !ready.isEmpty();
+  }
+
+  /**
+   * Pumps every subscription that was ready when called, once. Those that still have records and
+   * credit afterwards are queued again for the next turn (see {@link #hasReady}).
+   */
+  void pumpReady() {
+    for (int n = ready.size(); n > 0; n--) {
+      Subscription subscription = ready.poll();
+      subscription.queued = false;
+      if (!subscription.closed) {
+        pump(subscription);
+      }
+    }
+  }
+
+  private void pump(Subscription s) {
+    ColorLog log = s.log;
+    if (!s.acceptUnsynced && refuseIfBlind(s)) {
+      return;
+    }
+    if (!s.channel.isActive()) {
+      return;
+    }
+    if (!s.channel.isWritable()) {
+      s.blocked = true;
+      return;
+    }
+    long limit = log.committedThrough();
+    SnIndex index = log.index;
+    int from = index.ceilingPosition(s.nextSn);
+    int to = from;
+    long credit = s.credit;
+    long bytes = 0;
+    while (to < index.size()
+        && index.snAt(to) <= limit
+        && credit > 0
+        && bytes < MAX_BATCH_BYTES
+        && to - from < MAX_BATCH_RECORDS) {
+      int length = storage.payloadLength(index.addressAt(to));
+      credit -= SubscribeRecordsDescriptor.recordCost(length);
+      bytes += length;
+      to++;
+    }
+    boolean drained = to == index.size() || index.snAt(to) > limit;
+    long progress;
+    if (drained) {
+      // Everything up to the limit is sent; SNs below the starting SN are not part of the stream.
+      progress = Math.max(limit, s.nextSn - 1);
+    } else if (to > from) {
+      progress = index.snAt(to - 1);
+    } else {
+      progress = s.nextSn - 1; // out of credit: nothing new
+    }
+    progress = Math.max(progress, 0);
+    if (to > from) {
+      writer.write(s.channel, s, progress, from, to);
+      recordsSent += to - from;
+      s.nextSn = index.snAt(to - 1) + 1;
+      s.credit = credit;
+    } else if (progress > s.progressSent) {
+      s.channel.write(
+          SubscribeProgressDescriptor.encode(
+              s.channel.alloc(), s.id, log.colorId, log.shardId, progress),
+          s.channel.voidPromise());
+    } else {
+      return;
+    }
+    s.progressSent = Math.max(s.progressSent, progress);
+    touch.accept(s.channel);
+    if (!drained && s.credit > 0) {
+      enqueue(s);
+    }
+  }
+
+  private boolean refuseIfBlind(Subscription s) {
+    int range = s.log.blindRangeFrom(s.nextSn);
+    if (range < 0) {
+      return false;
+    }
+    s.channel.write(
+        ErrorDescriptor.encode(
+            s.channel.alloc(),
+            s.id,
+            ErrorCode.NOT_READY,
+            "replica node "
+                + nodeId
+                + " may miss records of color id "
+                + s.log.colorId
+                + " on shard "
+                + s.log.shardId
+                + " with SNs in ("
+                + Sn.describe(s.log.blindFrom(range))
+                + ", "
+                + Sn.describe(s.log.blindTo(range))
+                + "] (it restarted or lost its sequencer link and has not synchronised with"
+                + " the other replicas); subscribe at another replica of the shard"),
+        s.channel.voidPromise());
+    touch.accept(s.channel);
+    remove(s);
+    return true;
+  }
+
+  private void enqueue(Subscription subscription) {
+    if (!subscription.queued && !subscription.closed) {
+      subscription.queued = true;
+      ready.add(subscription);
+    }
+  }
+
+  private Subscription find(Channel channel, long id) {
+    Long2ObjectHashMap<Subscription> subscriptions = byChannel.get(channel);
+    return subscriptions == null ? null : subscriptions.get(id);
+  }
+
+  private void remove(Subscription subscription) {
+    Long2ObjectHashMap<Subscription> subscriptions = byChannel.get(subscription.channel);
+    if (subscriptions != null) {
+      subscriptions.remove(subscription.id);
+      if (subscriptions.isEmpty()) {
+        byChannel.remove(subscription.channel);
+      }
+    }
+    detach(subscription);
+  }
+
+  private void detach(Subscription subscription) {
+    if (!subscription.closed) {
+      subscription.closed = true;
+      subscription.log.subscribers.remove(subscription);
+      open--;
+    }
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+}
