@@ -16,12 +16,12 @@ final class ColorBatch {
   private int size;
 
   /** Per shard slot: indexes into the arrival arrays. */
-  private final int[][] slotEntries;
+  private int[][] slotEntries;
 
-  private final int[] slotCounts;
+  private int[] slotCounts;
 
   /** Slots with at least one entry this turn, in first-arrival order. */
-  private final int[] activeSlots;
+  private int[] activeSlots;
 
   private int activeCount;
 
@@ -32,6 +32,19 @@ final class ColorBatch {
     }
     slotCounts = new int[slotCount];
     activeSlots = new int[slotCount];
+  }
+
+  /**
+   * Adds a slot for a shard that joined the color's subtree (a topology change); existing slots and
+   * entries keep their indexes. Returns the new slot.
+   */
+  int addSlot() {
+    int slot = slotCounts.length;
+    slotEntries = Arrays.copyOf(slotEntries, slot + 1);
+    slotEntries[slot] = new int[16];
+    slotCounts = Arrays.copyOf(slotCounts, slot + 1);
+    activeSlots = Arrays.copyOf(activeSlots, slot + 1);
+    return slot;
   }
 
   void add(int slot, long tokenHi, long tokenLo) {

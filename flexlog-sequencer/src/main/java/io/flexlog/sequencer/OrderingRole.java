@@ -34,7 +34,7 @@ final class OrderingRole {
   }
 
   private final Color color;
-  private final int[] shardIds;
+  private int[] shardIds;
   private final Int2IntHashMap slotByShard;
   private final TokenLongMap dedup;
   private final ColorBatch batch;
@@ -96,6 +96,22 @@ final class OrderingRole {
   /** The slot of {@code shardId}, or -1 when the shard is not in this color's subtree. */
   int shardSlot(int shardId) {
     return slotByShard.get(shardId);
+  }
+
+  /**
+   * Adds a shard that joined this color's subtree (a topology change) and returns its slot; returns
+   * the existing slot when the shard is already known.
+   */
+  int addShard(int shardId) {
+    int existing = slotByShard.get(shardId);
+    if (existing >= 0) {
+      return existing;
+    }
+    int slot = batch.addSlot();
+    shardIds = java.util.Arrays.copyOf(shardIds, slot + 1);
+    shardIds[slot] = shardId;
+    slotByShard.put(shardId, slot);
+    return slot;
   }
 
   /**

@@ -33,11 +33,12 @@ final class OrderingService {
   private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
 
   private final int nodeId;
-  private final Topology topology;
   private final EventLoop loop;
+  private final SequencerMetrics metrics;
   private final Int2ObjectHashMap<OrderingRole> roles = new Int2ObjectHashMap<>();
-  private final OrderingRole[] roleList;
-  private final SequencerMetrics.RoleMeters[] roleMeters;
+  private Topology topology;
+  private OrderingRole[] roleList;
+  private SequencerMetrics.RoleMeters[] roleMeters;
   private final ReplicaRegistry registry;
   private final Broadcaster broadcaster;
   private final Runnable endTurnTask = this::endTurn;
@@ -57,6 +58,7 @@ final class OrderingService {
       EventLoop loop) {
     this.nodeId = nodeId;
     this.topology = topology;
+    this.metrics = metrics;
     this.loop = loop;
     this.registry = registry;
     this.broadcaster = broadcaster;
@@ -66,6 +68,39 @@ final class OrderingService {
       roles.put(roleList[i].colorId(), roleList[i]);
       roleMeters[i] = metrics.forColor(roleList[i].color().name());
     }
+  }
+
+  /** The topology this node serves (METADATA_RESPONSE); the latest one applied. */
+  Topology topology() {
+    return topology;
+  }
+
+  /**
+   * Applies a newer topology: registers its new shards, adds the shards that joined the subtree of
+   * a hosted color to that role, and starts {@code newRoles} (the colors newly hosted here).
+   */
+  void updateTopology(Topology next, List<OrderingRole> newRoles) {
+    registry.addShards(next);
+    for (OrderingRole role : roleList) {
+      for (io.flexlog.core.model.Shard shard : next.shardsInSubtree(role.colorId())) {
+        role.addShard(shard.id());
+      }
+    }
+    int start = roleList.length;
+    roleList = Arrays.copyOf(roleList, start + newRoles.size());
+    roleMeters = Arrays.copyOf(roleMeters, roleList.length);
+    for (int i = 0; i < newRoles.size(); i++) {
+      OrderingRole role = newRoles.get(i);
+      roleList[start + i] = role;
+      roleMeters[start + i] = metrics.forColor(role.color().name());
+      roles.put(role.colorId(), role);
+    }
+    topology = next;
+  }
+
+  /** True when this node already runs the role of {@code colorId}. */
+  boolean hosts(int colorId) {
+    return roles.containsKey(colorId);
   }
 
   /**

@@ -21,6 +21,15 @@ final class ReplicaRegistry {
     }
   }
 
+  /** Adds the shards of a newer topology that this registry does not know yet. */
+  void addShards(Topology topology) {
+    for (Shard shard : topology.shards()) {
+      if (!byShard.containsKey(shard.id())) {
+        byShard.put(shard.id(), new ShardTargets(shard));
+      }
+    }
+  }
+
   /** The targets of a shard of the topology, or null for an unknown shard id. */
   ShardTargets targets(int shardId) {
     return byShard.get(shardId);

@@ -2,7 +2,6 @@ package io.flexlog.sequencer;
 
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.ProtocolException;
-import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
@@ -26,14 +25,12 @@ final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerChannelHandler.class);
 
   private final OrderingService service;
-  private final Topology topology;
   private final int maxRecordBytes;
   private ReplicaLink link;
   private boolean closing;
 
-  SequencerChannelHandler(OrderingService service, Topology topology, int maxRecordBytes) {
+  SequencerChannelHandler(OrderingService service, int maxRecordBytes) {
     this.service = service;
-    this.topology = topology;
     this.maxRecordBytes = maxRecordBytes;
   }
 
@@ -64,7 +61,7 @@ final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
           case MessageType.METADATA_REQUEST -> {
             ctx.writeAndFlush(
                 MetadataDescriptor.encodeResponse(
-                    ctx.alloc(), requestId, topology, maxRecordBytes));
+                    ctx.alloc(), requestId, service.topology(), maxRecordBytes));
             yield null;
           }
           default -> {

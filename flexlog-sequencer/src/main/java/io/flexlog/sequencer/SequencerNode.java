@@ -53,7 +53,7 @@ public final class SequencerNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerNode.class);
 
   private final SequencerConfig config;
-  private final Topology topology;
+  private volatile Topology topology;
   private final MeterRegistry meterRegistry;
   private final long maxCounter;
   private EpochStore epochStore;
@@ -130,7 +130,7 @@ public final class SequencerNode implements AutoCloseable {
     Broadcaster broadcaster = new Broadcaster(ByteBufAllocator.DEFAULT, registry);
     service =
         new OrderingService(
-            config.nodeId(), topology, hostedRoles(), metrics, broadcaster, registry, loop);
+            config.nodeId(), topology, hostedRoles(topology), metrics, broadcaster, registry, loop);
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group, group)
@@ -143,9 +143,7 @@ public final class SequencerNode implements AutoCloseable {
                     channels.add(ch);
                     ch.pipeline()
                         .addLast(new FrameDecoder(config.maxFrameBytes()))
-                        .addLast(
-                            new SequencerChannelHandler(
-                                service, topology, config.maxRecordBytes()));
+                        .addLast(new SequencerChannelHandler(service, config.maxRecordBytes()));
                   }
                 });
     try {
@@ -160,21 +158,78 @@ public final class SequencerNode implements AutoCloseable {
     port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
   }
 
-  private List<OrderingRole> hostedRoles() {
+  private List<OrderingRole> hostedRoles(Topology topology) {
     List<OrderingRole> roles = new ArrayList<>();
     for (Color color : topology.colors()) {
       if (color.sequencerId() == config.nodeId()) {
-        roles.add(
-            new OrderingRole(
-                color,
-                topology.shardsInSubtree(color.id()),
-                config.dedupWindow(),
-                epochStore.current(),
-                maxCounter,
-                epochStore));
+        roles.add(newRole(topology, color));
       }
     }
     return roles;
+  }
+
+  private OrderingRole newRole(Topology topology, Color color) {
+    return new OrderingRole(
+        color,
+        topology.shardsInSubtree(color.id()),
+        config.dedupWindow(),
+        epochStore.current(),
+        maxCounter,
+        epochStore);
+  }
+
+  /**
+   * Applies a newer topology (AddColor): starts the roles of colors newly placed on this node, in
+   * the node's current durable epoch, and lets existing roles accept order requests from shards
+   * that joined their subtree; METADATA_RESPONSE serves the new topology from then on. A topology
+   * whose version is not larger than the current one is ignored. Colors are never removed or moved
+   * between nodes by a topology change.
+   *
+   * <p>Blocks until the node's event loop has applied it; do not call it from that loop. Before
+   * {@link #start} it only replaces the topology the node will start with.
+   *
+   * @throws IllegalArgumentException when this node is no sequencer node of {@code next}
+   */
+  public synchronized void updateTopology(Topology next) {
+    Objects.requireNonNull(next, "next");
+    NodeAddress self = next.nodes().get(config.nodeId());
+    if (self == null || self.kind() != NodeAddress.Kind.SEQUENCER) {
+      throw new IllegalArgumentException(
+          "node " + config.nodeId() + " is not a sequencer node of topology " + next.version());
+    }
+    if (next.version() <= topology.version() || closed) {
+      return;
+    }
+    if (group == null) {
+      topology = next;
+      return;
+    }
+    group
+        .next()
+        .submit(
+            () -> {
+              List<OrderingRole> added = new ArrayList<>();
+              for (Color color : next.colors()) {
+                if (color.sequencerId() == config.nodeId() && !service.hosts(color.id())) {
+                  added.add(newRole(next, color));
+                }
+              }
+              service.updateTopology(next, added);
+              if (!added.isEmpty()) {
+                LOG.info(
+                    "sequencer node {} applied topology version {}: now also hosting {}",
+                    config.nodeId(),
+                    next.version(),
+                    added.stream().map(r -> r.color().name()).toList());
+              }
+            })
+        .syncUninterruptibly();
+    topology = next;
+  }
+
+  /** The topology version this node serves. */
+  public long topologyVersion() {
+    return topology.version();
   }
 
   private List<String> hostedColorNames() {
@@ -182,6 +237,11 @@ public final class SequencerNode implements AutoCloseable {
         .filter(c -> c.sequencerId() == config.nodeId())
         .map(Color::name)
         .toList();
+  }
+
+  /** This node's id in the topology. */
+  public int nodeId() {
+    return config.nodeId();
   }
 
   /** The bound data-plane port, or -1 before {@link #start}. */

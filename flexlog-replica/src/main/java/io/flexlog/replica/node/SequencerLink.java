@@ -1,5 +1,6 @@
 package io.flexlog.replica.node;
 
+import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.net.ConnectionErrors;
 import io.flexlog.core.net.Transport;
@@ -28,16 +29,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The replica node's connection to one sequencer node: sends HELLO and order requests, delivers
  * order responses and watermarks to the engine in arrival (FIFO) order, and reconnects with backoff
- * when the connection breaks. Runs on the engine's event loop.
+ * when the connection breaks. A replica node has one link per sequencer node that hosts the color
+ * of one of its shards; the link's HELLO names exactly those shards.
+ *
+ * <p>Topology changes: {@link #updateShards} adds shards; a connected link says HELLO again with
+ * the full list. The sequencer may learn the new topology after this node does and then refuses the
+ * HELLO or an order request with UNKNOWN_SHARD; the link answers such an error by saying HELLO
+ * again after {@link #REHELLO_DELAY_MS} and re-sending every unassigned order request of its shards
+ * (the sequencer deduplicates them by token), until the sequencer accepts.
+ *
+ * <p>Threading: runs on the engine's event loop; every method must be called on it.
  */
 final class SequencerLink {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerLink.class);
   private static final long MIN_BACKOFF_MS = 50;
   private static final long MAX_BACKOFF_MS = 1000;
+  static final long REHELLO_DELAY_MS = 50;
 
   private final int replicaNodeId;
   private final NodeAddress sequencer;
-  private final int[] shardIds;
+  private int[] shardIds;
   private final ReplicationEngine engine;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
@@ -45,6 +56,7 @@ final class SequencerLink {
   private long backoffMs = MIN_BACKOFF_MS;
   private boolean closed;
   private boolean everConnected;
+  private boolean rehelloScheduled;
 
   SequencerLink(
       int replicaNodeId,
@@ -75,6 +87,47 @@ final class SequencerLink {
 
   void connect() {
     loop.execute(this::attempt);
+  }
+
+  int sequencerId() {
+    return sequencer.id();
+  }
+
+  /** The shards this link speaks for, in HELLO order. */
+  int[] shardIds() {
+    return shardIds.clone();
+  }
+
+  /**
+   * Makes the link speak for {@code shards} (a superset of its current shards, after a topology
+   * change); a connected link says HELLO again at once.
+   */
+  void updateShards(int[] shards) {
+    if (java.util.Arrays.equals(shardIds, shards)) {
+      return;
+    }
+    shardIds = shards.clone();
+    if (isConnected()) {
+      channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
+    }
+  }
+
+  // The sequencer does not know one of our shards yet: it has not applied the topology we have.
+  private void scheduleRehello() {
+    if (rehelloScheduled || closed) {
+      return;
+    }
+    rehelloScheduled = true;
+    loop.schedule(
+        () -> {
+          rehelloScheduled = false;
+          if (isConnected()) {
+            channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
+            engine.onSequencerLinkUp(sequencer.id());
+          }
+        },
+        REHELLO_DELAY_MS,
+        TimeUnit.MILLISECONDS);
   }
 
   boolean isConnected() {
@@ -163,12 +216,7 @@ final class SequencerLink {
         switch (FrameDescriptor.type(frame)) {
           case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
           case MessageType.WATERMARK -> engine.onWatermark(frame);
-          case MessageType.ERROR ->
-              LOG.warn(
-                  "sequencer {} reports {}: {}",
-                  sequencer.id(),
-                  ErrorDescriptor.code(frame),
-                  ErrorDescriptor.message(frame));
+          case MessageType.ERROR -> onError(frame);
           default ->
               LOG.warn(
                   "unexpected {} from sequencer {}",
@@ -177,6 +225,21 @@ final class SequencerLink {
         }
       } finally {
         frame.release();
+      }
+    }
+
+    private void onError(ByteBuf frame) {
+      ErrorCode code = ErrorDescriptor.code(frame);
+      if (code == ErrorCode.UNKNOWN_SHARD) {
+        LOG.info(
+            "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again",
+            sequencer.id(),
+            replicaNodeId,
+            ErrorDescriptor.message(frame));
+        scheduleRehello();
+      } else {
+        LOG.warn(
+            "sequencer {} reports {}: {}", sequencer.id(), code, ErrorDescriptor.message(frame));
       }
     }
 

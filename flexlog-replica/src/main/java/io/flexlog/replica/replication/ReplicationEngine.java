@@ -48,7 +48,7 @@ public final class ReplicationEngine {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationEngine.class);
 
   private final int nodeId;
-  private final Topology topology;
+  private Topology topology;
   private final LogStorage storage;
   private final ReplicaLimits limits;
   private final SequencerGateway sequencers;
@@ -109,6 +109,33 @@ public final class ReplicationEngine {
     Gauge.builder("flexlog.replica.pending", pending, PendingAppends::size)
         .tag("node", node)
         .register(registry);
+  }
+
+  /** The latest topology applied (see {@link #updateTopology}). */
+  public Topology topology() {
+    return topology;
+  }
+
+  /**
+   * Applies a newer topology: from now on requests are checked against it, METADATA_RESPONSE serves
+   * it, and the shards it newly places on this node are hosted (their logs start empty). Shards are
+   * never removed. A topology whose version is not larger than the current one is ignored.
+   *
+   * @return the ids of the newly hosted shards, sorted
+   */
+  public int[] updateTopology(Topology next) {
+    if (next.version() <= topology.version()) {
+      return new int[0];
+    }
+    topology = next;
+    List<Integer> added = new ArrayList<>();
+    for (Shard shard : next.shardsOnReplica(nodeId)) {
+      if (!hostedShards.containsKey(shard.id())) {
+        hostedShards.put(shard.id(), shard);
+        added.add(shard.id());
+      }
+    }
+    return added.stream().mapToInt(Integer::intValue).sorted().toArray();
   }
 
   /** The shards this node hosts, sorted by id. */

@@ -19,11 +19,12 @@ import picocli.CommandLine.Command;
       SequencerCommand.class,
       ReplicaCommand.class,
       AppendCommand.class,
-      ReadCommand.class
+      ReadCommand.class,
+      ColorsCommand.class
     })
 public final class FlexLogCli {
   private static final java.util.Set<String> CLIENT_COMMANDS =
-      java.util.Set.of("append", "read", "bench");
+      java.util.Set.of("append", "read", "colors", "bench");
 
   public static void main(String[] args) {
     if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {
