@@ -16,6 +16,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -62,6 +64,13 @@ public final class ReplicaNode implements AutoCloseable {
   private final Map<Integer, SequencerLink> linksByShard = new HashMap<>();
   private Channel serverChannel;
 
+  /**
+   * Accepted client connections, closed explicitly by {@link #close}: stopping the event loop alone
+   * left them open in this JVM, so a client kept writing into a dead connection of a replica node
+   * restarted in-process on the same port.
+   */
+  private final ChannelGroup clients;
+
   public ReplicaNode(Config config, Topology topology, LogStorage storage, MeterRegistry registry) {
     NodeAddress self = topology.node(config.nodeId());
     if (self.kind() != NodeAddress.Kind.REPLICA) {
@@ -71,6 +80,7 @@ public final class ReplicaNode implements AutoCloseable {
     this.storage = storage;
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
+    this.clients = new DefaultChannelGroup(loop);
     this.engine =
         new ReplicationEngine(
             config.nodeId(), topology, storage, config.limits(), new Gateway(), loop, registry);
@@ -88,6 +98,7 @@ public final class ReplicaNode implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    clients.add(ch);
                     ch.pipeline()
                         .addLast(
                             new FrameDecoder(Transport.MAX_FRAME_BYTES),
@@ -211,6 +222,7 @@ public final class ReplicaNode implements AutoCloseable {
             if (serverChannel != null) {
               serverChannel.close();
             }
+            clients.close();
           });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -125,7 +125,7 @@ public final class ClusterController {
   }
 
   /** The number of open watches of a node; for tests and status output. */
-  int watchCount(int nodeId) {
+  public int watchCount(int nodeId) {
     return (int) watches.stream().filter(w -> w.nodeId == nodeId).count();
   }
 
