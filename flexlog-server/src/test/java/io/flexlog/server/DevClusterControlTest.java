@@ -238,6 +238,26 @@ class DevClusterControlTest {
   }
 
   @Test
+  void shouldLinkReplicasToTheRootWhenAColorUnderTheRootGetsShards() throws Exception {
+    start(DevCluster.Layout.TREE);
+    FlexLog log = client(cluster.bootstrap());
+
+    AddColorResponse response = admin().addColor(request("audit", "global", 1));
+
+    assertThat(response.getColor().getSequencerNodeId()).isZero();
+    Shard shard = cluster.topology().shard(response.getColor().getShardIds(0)).orElseThrow();
+    for (ReplicaNode replica : cluster.replicas()) {
+      if (shard.replicaNodeIds().contains(replica.nodeId())) {
+        assertThat(replica.sequencerLinks()).containsExactly(0, 1, 2);
+      } else {
+        assertThat(replica.sequencerLinks()).containsExactly(1, 2);
+      }
+    }
+    // The root orders its new child directly: no forwarding between sequencer nodes is needed.
+    appendAndRead(log, "audit", 10);
+  }
+
+  @Test
   void shouldRefuseADataDirectoryWrittenByTheOtherLayout() throws Exception {
     start(DevCluster.Layout.FLAT);
     cluster.close();

@@ -33,8 +33,8 @@ final class ColorsCommand implements Runnable {
       name = "add",
       mixinStandardHelpOptions = true,
       description = {
-        "Create a color under an existing parent, with new shards placed on distinct replica",
-        "nodes (least-loaded first). Idempotent: the same settings again succeed."
+        "Create a color under an existing parent, with new shards placed on distinct",
+        "replica nodes (least-loaded first). Idempotent: the same settings again succeed."
       })
   static final class Add implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -126,8 +126,8 @@ final class ColorsCommand implements Runnable {
       name = "list",
       mixinStandardHelpOptions = true,
       description = {
-        "Print every color, one per line: name, parent ('-' for the root), number of shards",
-        "attached to it."
+        "Print every color, one per line: name, parent ('-' for the root), number of",
+        "shards attached to it."
       })
   static final class ListColors implements Callable<Integer> {
     @Spec CommandSpec spec;
