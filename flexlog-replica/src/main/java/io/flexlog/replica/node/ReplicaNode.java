@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * event loop that owns all of its state (the {@link ReplicationEngine}, the log, the sequencer
  * links). The log is opened by the caller and closed by {@link #close()}.
  *
+ * <p>It has one {@link SequencerLink} per sequencer node that hosts the color of one of its shards.
+ * {@link #updateTopology} (AddColor) adds shards and links while the node runs. Public methods may
+ * be called from any thread except the node's event loop; they hand work to the loop.
+ *
  * <pre>{@code
  * try (ReplicaNode node = new ReplicaNode(config, topology, storage, registry)) {
  *   node.start();
@@ -63,6 +67,7 @@ public final class ReplicaNode implements AutoCloseable {
   private final Int2ObjectHashMap<SequencerLink> linksBySequencer = new Int2ObjectHashMap<>();
   private final Map<Integer, SequencerLink> linksByShard = new HashMap<>();
   private Channel serverChannel;
+  private volatile long topologyVersion;
 
   /**
    * Accepted client connections, closed explicitly by {@link #close}: stopping the event loop alone
@@ -78,6 +83,7 @@ public final class ReplicaNode implements AutoCloseable {
     }
     this.config = config;
     this.storage = storage;
+    this.topologyVersion = topology.version();
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
     this.clients = new DefaultChannelGroup(loop);
@@ -165,6 +171,7 @@ public final class ReplicaNode implements AutoCloseable {
     run(
         () -> {
           int[] added = engine.updateTopology(next);
+          topologyVersion = engine.topology().version();
           if (serverChannel != null) {
             connectSequencers();
           }
@@ -178,9 +185,9 @@ public final class ReplicaNode implements AutoCloseable {
         });
   }
 
-  /** The topology version this node serves. */
+  /** The topology version this node serves; from any thread. */
   public long topologyVersion() {
-    return engine.topology().version();
+    return topologyVersion;
   }
 
   /** The ids of the sequencer nodes this node has links to, for tests and logs. */

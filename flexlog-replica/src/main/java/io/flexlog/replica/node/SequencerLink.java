@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Topology changes: {@link #updateShards} adds shards; a connected link says HELLO again with
  * the full list. The sequencer may learn the new topology after this node does and then refuses the
  * HELLO or an order request with UNKNOWN_SHARD; the link answers such an error by saying HELLO
- * again after {@link #REHELLO_DELAY_MS} and re-sending every unassigned order request of its shards
- * (the sequencer deduplicates them by token), until the sequencer accepts.
+ * again after a delay ({@link #REHELLO_DELAY_MS} ms, doubling up to {@link #MAX_BACKOFF_MS} ms
+ * while the errors go on) and re-sending every unassigned order request of its shards (the
+ * sequencer deduplicates them by token), until the sequencer accepts.
  *
  * <p>Threading: runs on the engine's event loop; every method must be called on it.
  */
@@ -57,6 +58,7 @@ final class SequencerLink {
   private boolean closed;
   private boolean everConnected;
   private boolean rehelloScheduled;
+  private long rehelloDelayMs = REHELLO_DELAY_MS;
 
   SequencerLink(
       int replicaNodeId,
@@ -107,6 +109,7 @@ final class SequencerLink {
       return;
     }
     shardIds = shards.clone();
+    rehelloDelayMs = REHELLO_DELAY_MS;
     if (isConnected()) {
       channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
     }
@@ -118,6 +121,8 @@ final class SequencerLink {
       return;
     }
     rehelloScheduled = true;
+    long delayMs = rehelloDelayMs;
+    rehelloDelayMs = Math.min(MAX_BACKOFF_MS, rehelloDelayMs * 2);
     loop.schedule(
         () -> {
           rehelloScheduled = false;
@@ -126,7 +131,7 @@ final class SequencerLink {
             engine.onSequencerLinkUp(sequencer.id());
           }
         },
-        REHELLO_DELAY_MS,
+        delayMs,
         TimeUnit.MILLISECONDS);
   }
 
@@ -186,6 +191,7 @@ final class SequencerLink {
     public void channelActive(ChannelHandlerContext ctx) {
       channel = ctx.channel();
       backoffMs = MIN_BACKOFF_MS;
+      rehelloDelayMs = REHELLO_DELAY_MS;
       LOG.info(
           "replica {} {} sequencer {} at {}",
           replicaNodeId,
@@ -231,11 +237,15 @@ final class SequencerLink {
     private void onError(ByteBuf frame) {
       ErrorCode code = ErrorDescriptor.code(frame);
       if (code == ErrorCode.UNKNOWN_SHARD) {
-        LOG.info(
-            "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again",
-            sequencer.id(),
-            replicaNodeId,
-            ErrorDescriptor.message(frame));
+        if (!rehelloScheduled) {
+          LOG.info(
+              "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again in {}"
+                  + " ms",
+              sequencer.id(),
+              replicaNodeId,
+              ErrorDescriptor.message(frame),
+              rehelloDelayMs);
+        }
         scheduleRehello();
       } else {
         LOG.warn(
