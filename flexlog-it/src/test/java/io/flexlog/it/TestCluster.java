@@ -80,7 +80,8 @@ final class TestCluster implements AutoCloseable {
     /**
      * The {@code dev --tree} shape: a root sequencer (node 0, {@code global}) and two leaf
      * sequencers (nodes 1 and 2, colors {@code left} and {@code right}); two shards under each
-     * leaf, three replicas each: {@code left}'s on replica nodes 3-5, {@code right}'s on 6-8.
+     * leaf, three replicas each: replica nodes 3-5 hold the first shard of each leaf, 6-8 the
+     * second.
      */
     static Layout tree() {
       return new Layout(
@@ -92,8 +93,8 @@ final class TestCluster implements AutoCloseable {
               "{id: 2, name: right, parent: global, sequencer: 2}"),
           List.of(
               "{id: 0, color: left, replicas: [3, 4, 5]}",
-              "{id: 1, color: left, replicas: [3, 4, 5]}",
-              "{id: 2, color: right, replicas: [6, 7, 8]}",
+              "{id: 1, color: left, replicas: [6, 7, 8]}",
+              "{id: 2, color: right, replicas: [3, 4, 5]}",
               "{id: 3, color: right, replicas: [6, 7, 8]}"));
     }
   }

@@ -216,8 +216,8 @@ public final class SequencerNode implements AutoCloseable {
    * Applies a newer topology (for instance after AddColor): starts the roles of newly hosted
    * colors, routes new colors and shards, connects to new parent nodes. A topology whose version is
    * not larger than the latest one given to this node is ignored. Safe from any thread: the change
-   * is handed to the node's event loop and applied between two turns; before {@link #start} it
-   * replaces the initial topology.
+   * is handed to the node's event loop and applied between two turns, and the call returns once it
+   * is applied; before {@link #start} it replaces the initial topology.
    *
    * @throws IllegalArgumentException naming the problem when the newer topology moves a color or a
    *     shard, drops one, or no longer lists this node as a sequencer node; nothing changes then
@@ -235,13 +235,27 @@ public final class SequencerNode implements AutoCloseable {
     topology = newer;
     if (service != null) {
       OrderingService running = service;
-      loop.execute(() -> running.updateTopology(newer));
+      if (loop.inEventLoop()) {
+        running.updateTopology(newer);
+      } else {
+        // Block until applied: the admin service acknowledges AddColor only once nodes serve it.
+        loop.submit(() -> running.updateTopology(newer)).syncUninterruptibly();
+      }
     }
   }
 
   /** The latest topology given to this node (applied, or being handed to its event loop). */
   public Topology topology() {
     return topology;
+  }
+
+  /** The version of {@link #topology()}. */
+  public long topologyVersion() {
+    return topology.version();
+  }
+
+  public int nodeId() {
+    return config.nodeId();
   }
 
   /** The bound data-plane port, or -1 before {@link #start}. */

@@ -18,7 +18,11 @@ public enum ErrorCode {
   UNKNOWN_SHARD(7),
   /** A bug or an I/O failure on the node; the message says which. */
   INTERNAL(8),
-  INVALID_ARGUMENT(9);
+  INVALID_ARGUMENT(9),
+  /** AddColor: a color of that name exists with other settings. */
+  COLOR_EXISTS(20),
+  /** AddColor: the cluster has fewer replica nodes than the requested replication factor. */
+  NOT_ENOUGH_NODES(21);
 
   private final int code;
 

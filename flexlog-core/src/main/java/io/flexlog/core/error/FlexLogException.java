@@ -27,6 +27,8 @@ public class FlexLogException extends RuntimeException {
       case TRIMMED -> new TrimmedException(message);
       case PROTOCOL -> new ProtocolException(message);
       case INVALID_ARGUMENT -> new InvalidArgumentException(message);
+      case COLOR_EXISTS -> new ColorExistsException(message);
+      case NOT_ENOUGH_NODES -> new NotEnoughNodesException(message);
       case UNKNOWN_SHARD, INTERNAL -> new FlexLogException(code + ": " + message);
     };
   }

@@ -20,6 +20,8 @@ class FlexLogExceptionTest {
     "NOT_READY, NotReadyException",
     "TRIMMED, TrimmedException",
     "INVALID_ARGUMENT, InvalidArgumentException",
+    "COLOR_EXISTS, ColorExistsException",
+    "NOT_ENOUGH_NODES, NotEnoughNodesException",
   })
   void fromWireMapsCodeToItsTypedExceptionKeepingCodeAndMessage(
       ErrorCode code, String simpleClassName) {
@@ -61,7 +63,9 @@ class FlexLogExceptionTest {
             "TRIMMED=6",
             "UNKNOWN_SHARD=7",
             "INTERNAL=8",
-            "INVALID_ARGUMENT=9");
+            "INVALID_ARGUMENT=9",
+            "COLOR_EXISTS=20",
+            "NOT_ENOUGH_NODES=21");
   }
 
   @ParameterizedTest

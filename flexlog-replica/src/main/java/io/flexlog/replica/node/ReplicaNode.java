@@ -20,8 +20,11 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -32,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * A replica node: serves appends and reads of the shards the topology places on it, on one Netty
  * event loop that owns all of its state (the {@link ReplicationEngine}, the log, the sequencer
  * links). The log is opened by the caller and closed by {@link #close()}.
+ *
+ * <p>It has one {@link SequencerLink} per sequencer node that hosts the color of one of its shards.
+ * {@link #updateTopology} (AddColor) adds shards and links while the node runs. Public methods may
+ * be called from any thread except the node's event loop; they hand work to the loop.
  *
  * <pre>{@code
  * try (ReplicaNode node = new ReplicaNode(config, topology, storage, registry)) {
@@ -53,7 +60,6 @@ public final class ReplicaNode implements AutoCloseable {
   public record Config(int nodeId, String bindHost, int port, ReplicaLimits limits) {}
 
   private final Config config;
-  private final Topology topology;
   private final LogStorage storage;
   private final EventLoopGroup group;
   private final EventLoop loop;
@@ -61,6 +67,7 @@ public final class ReplicaNode implements AutoCloseable {
   private final Int2ObjectHashMap<SequencerLink> linksBySequencer = new Int2ObjectHashMap<>();
   private final Map<Integer, SequencerLink> linksByShard = new HashMap<>();
   private Channel serverChannel;
+  private volatile long topologyVersion;
 
   /** Accepted client connections, closed explicitly on close so that clients notice at once. */
   private final ChannelGroup clients;
@@ -71,8 +78,8 @@ public final class ReplicaNode implements AutoCloseable {
       throw new IllegalArgumentException("node " + config.nodeId() + " is not a replica node");
     }
     this.config = config;
-    this.topology = topology;
     this.storage = storage;
+    this.topologyVersion = topology.version();
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
     this.clients = new DefaultChannelGroup("replica-" + config.nodeId() + "-clients", loop);
@@ -110,26 +117,88 @@ public final class ReplicaNode implements AutoCloseable {
         port());
   }
 
+  /**
+   * Makes sure there is one link per sequencer node that hosts the color of a hosted shard, each
+   * speaking for exactly the hosted shards attached to colors of that node: new links connect,
+   * existing links that gained shards say HELLO again.
+   */
   private void connectSequencers() {
-    Map<Integer, java.util.List<Integer>> shardsBySequencer = new HashMap<>();
+    Map<Integer, List<Integer>> shardsBySequencer = new TreeMap<>();
     for (int shardId : engine.hostedShardIds()) {
       shardsBySequencer
-          .computeIfAbsent(engine.sequencerOf(shardId), k -> new java.util.ArrayList<>())
+          .computeIfAbsent(engine.sequencerOf(shardId), k -> new ArrayList<>())
           .add(shardId);
     }
     shardsBySequencer.forEach(
-        (sequencerId, shards) -> {
-          SequencerLink link =
-              new SequencerLink(
-                  config.nodeId(),
-                  topology.node(sequencerId),
-                  shards.stream().mapToInt(Integer::intValue).toArray(),
-                  engine,
-                  loop);
-          linksBySequencer.put(sequencerId, link);
-          shards.forEach(shard -> linksByShard.put(shard, link));
-          link.connect();
+        (sequencerId, shardList) -> {
+          int[] shards = shardList.stream().mapToInt(Integer::intValue).toArray();
+          SequencerLink link = linksBySequencer.get(sequencerId);
+          if (link == null) {
+            link =
+                new SequencerLink(
+                    config.nodeId(), engine.topology().node(sequencerId), shards, engine, loop);
+            linksBySequencer.put(sequencerId, link);
+            link.connect();
+          } else {
+            link.updateShards(shards);
+          }
+          for (int shard : shards) {
+            linksByShard.put(shard, link);
+          }
         });
+  }
+
+  /**
+   * Applies a newer topology (AddColor): hosts the shards it newly places on this node, connects to
+   * sequencer nodes that now order one of this node's shards and says HELLO again on links that
+   * gained shards; METADATA_RESPONSE serves the new topology from then on. A topology whose version
+   * is not larger than the current one is ignored.
+   *
+   * <p>Blocks until the node's event loop has applied it; do not call it from that loop.
+   *
+   * @throws IllegalArgumentException when this node is no replica node of {@code next}
+   */
+  public void updateTopology(Topology next) throws InterruptedException {
+    NodeAddress self = next.nodes().get(config.nodeId());
+    if (self == null || self.kind() != NodeAddress.Kind.REPLICA) {
+      throw new IllegalArgumentException(
+          "node " + config.nodeId() + " is not a replica node of topology " + next.version());
+    }
+    run(
+        () -> {
+          int[] added = engine.updateTopology(next);
+          topologyVersion = engine.topology().version();
+          if (serverChannel != null) {
+            connectSequencers();
+          }
+          if (added.length > 0) {
+            LOG.info(
+                "replica node {} applied topology version {}: now also hosting shards {}",
+                config.nodeId(),
+                next.version(),
+                java.util.Arrays.toString(added));
+          }
+        });
+  }
+
+  /** The topology version this node serves; from any thread. */
+  public long topologyVersion() {
+    return topologyVersion;
+  }
+
+  /** The ids of the sequencer nodes this node has links to, for tests and logs. */
+  public int[] sequencerLinks() throws InterruptedException {
+    int[][] result = new int[1][];
+    run(
+        () ->
+            result[0] =
+                linksBySequencer.keySet().stream().mapToInt(Integer::intValue).sorted().toArray());
+    return result[0];
+  }
+
+  /** This node's id in the topology. */
+  public int nodeId() {
+    return config.nodeId();
   }
 
   public int port() {

@@ -1,5 +1,6 @@
 package io.flexlog.replica.node;
 
+import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.net.ConnectionErrors;
 import io.flexlog.core.net.Transport;
@@ -28,16 +29,27 @@ import org.slf4j.LoggerFactory;
 /**
  * The replica node's connection to one sequencer node: sends HELLO and order requests, delivers
  * order responses and watermarks to the engine in arrival (FIFO) order, and reconnects with backoff
- * when the connection breaks. Runs on the engine's event loop.
+ * when the connection breaks. A replica node has one link per sequencer node that hosts the color
+ * of one of its shards; the link's HELLO names exactly those shards.
+ *
+ * <p>Topology changes: {@link #updateShards} adds shards; a connected link says HELLO again with
+ * the full list. The sequencer may learn the new topology after this node does and then refuses the
+ * HELLO or an order request with UNKNOWN_SHARD; the link answers such an error by saying HELLO
+ * again after a delay ({@link #REHELLO_DELAY_MS} ms, doubling up to {@link #MAX_BACKOFF_MS} ms
+ * while the errors go on) and re-sending every unassigned order request of its shards (the
+ * sequencer deduplicates them by token), until the sequencer accepts.
+ *
+ * <p>Threading: runs on the engine's event loop; every method must be called on it.
  */
 final class SequencerLink {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerLink.class);
   private static final long MIN_BACKOFF_MS = 50;
   private static final long MAX_BACKOFF_MS = 1000;
+  static final long REHELLO_DELAY_MS = 50;
 
   private final int replicaNodeId;
   private final NodeAddress sequencer;
-  private final int[] shardIds;
+  private int[] shardIds;
   private final ReplicationEngine engine;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
@@ -45,6 +57,8 @@ final class SequencerLink {
   private long backoffMs = MIN_BACKOFF_MS;
   private boolean closed;
   private boolean everConnected;
+  private boolean rehelloScheduled;
+  private long rehelloDelayMs = REHELLO_DELAY_MS;
 
   SequencerLink(
       int replicaNodeId,
@@ -75,6 +89,50 @@ final class SequencerLink {
 
   void connect() {
     loop.execute(this::attempt);
+  }
+
+  int sequencerId() {
+    return sequencer.id();
+  }
+
+  /** The shards this link speaks for, in HELLO order. */
+  int[] shardIds() {
+    return shardIds.clone();
+  }
+
+  /**
+   * Makes the link speak for {@code shards} (a superset of its current shards, after a topology
+   * change); a connected link says HELLO again at once.
+   */
+  void updateShards(int[] shards) {
+    if (java.util.Arrays.equals(shardIds, shards)) {
+      return;
+    }
+    shardIds = shards.clone();
+    rehelloDelayMs = REHELLO_DELAY_MS;
+    if (isConnected()) {
+      channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
+    }
+  }
+
+  // The sequencer does not know one of our shards yet: it has not applied the topology we have.
+  private void scheduleRehello() {
+    if (rehelloScheduled || closed) {
+      return;
+    }
+    rehelloScheduled = true;
+    long delayMs = rehelloDelayMs;
+    rehelloDelayMs = Math.min(MAX_BACKOFF_MS, rehelloDelayMs * 2);
+    loop.schedule(
+        () -> {
+          rehelloScheduled = false;
+          if (isConnected()) {
+            channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
+            engine.onSequencerLinkUp(sequencer.id());
+          }
+        },
+        delayMs,
+        TimeUnit.MILLISECONDS);
   }
 
   boolean isConnected() {
@@ -133,6 +191,7 @@ final class SequencerLink {
     public void channelActive(ChannelHandlerContext ctx) {
       channel = ctx.channel();
       backoffMs = MIN_BACKOFF_MS;
+      rehelloDelayMs = REHELLO_DELAY_MS;
       LOG.info(
           "replica {} {} sequencer {} at {}",
           replicaNodeId,
@@ -162,13 +221,8 @@ final class SequencerLink {
       try {
         switch (FrameDescriptor.type(frame)) {
           case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
-          case MessageType.WATERMARK -> engine.onWatermark(frame);
-          case MessageType.ERROR ->
-              LOG.warn(
-                  "sequencer {} reports {}: {}",
-                  sequencer.id(),
-                  ErrorDescriptor.code(frame),
-                  ErrorDescriptor.message(frame));
+          case MessageType.WATERMARK -> engine.onWatermark(sequencer.id(), frame);
+          case MessageType.ERROR -> onError(frame);
           default ->
               LOG.warn(
                   "unexpected {} from sequencer {}",
@@ -177,6 +231,25 @@ final class SequencerLink {
         }
       } finally {
         frame.release();
+      }
+    }
+
+    private void onError(ByteBuf frame) {
+      ErrorCode code = ErrorDescriptor.code(frame);
+      if (code == ErrorCode.UNKNOWN_SHARD) {
+        if (!rehelloScheduled) {
+          LOG.info(
+              "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again in {}"
+                  + " ms",
+              sequencer.id(),
+              replicaNodeId,
+              ErrorDescriptor.message(frame),
+              rehelloDelayMs);
+        }
+        scheduleRehello();
+      } else {
+        LOG.warn(
+            "sequencer {} reports {}: {}", sequencer.id(), code, ErrorDescriptor.message(frame));
       }
     }
 

@@ -123,27 +123,31 @@ public final class ReplicationEngine {
         .register(registry);
   }
 
-  /**
-   * Applies a newer topology: new colors become known and newly placed shards hosted. Older or
-   * equal versions are ignored. Shards are never removed here (a shard moving away needs its data
-   * handed over first).
-   *
-   * @return true if the topology was applied
-   */
-  public boolean updateTopology(Topology newer) {
-    if (newer.version() <= topology.version()) {
-      return false;
-    }
-    topology = newer;
-    for (Shard shard : newer.shardsOnReplica(nodeId)) {
-      hostedShards.put(shard.id(), shard);
-    }
-    return true;
-  }
-
-  /** The topology this engine currently serves. */
+  /** The latest topology applied (see {@link #updateTopology}). */
   public Topology topology() {
     return topology;
+  }
+
+  /**
+   * Applies a newer topology: from now on requests are checked against it, METADATA_RESPONSE serves
+   * it, and the shards it newly places on this node are hosted (their logs start empty). Shards are
+   * never removed. A topology whose version is not larger than the current one is ignored.
+   *
+   * @return the ids of the newly hosted shards, sorted
+   */
+  public int[] updateTopology(Topology next) {
+    if (next.version() <= topology.version()) {
+      return new int[0];
+    }
+    topology = next;
+    List<Integer> added = new ArrayList<>();
+    for (Shard shard : next.shardsOnReplica(nodeId)) {
+      if (!hostedShards.containsKey(shard.id())) {
+        hostedShards.put(shard.id(), shard);
+        added.add(shard.id());
+      }
+    }
+    return added.stream().mapToInt(Integer::intValue).sorted().toArray();
   }
 
   /** The shards this node hosts, sorted by id. */
@@ -441,11 +445,18 @@ public final class ReplicationEngine {
     scheduleEndOfTurn();
   }
 
-  public void onWatermark(ByteBuf frame) {
+  /**
+   * A watermark from sequencer node {@code sequencerId}. It covers only the shards attached through
+   * that node: the FIFO guarantee (every order response with a smaller SN came first) holds per
+   * connection, so a watermark of {@code global} from one leaf says nothing about the order
+   * responses another leaf still has to deliver for the shards it serves.
+   */
+  public void onWatermark(int sequencerId, ByteBuf frame) {
     int colorId = WatermarkDescriptor.colorId(frame);
     long watermark = WatermarkDescriptor.watermark(frame);
     for (Shard shard : hostedShards.values()) {
-      if (topology.isInSubtree(shard.colorId(), colorId)) {
+      if (topology.isInSubtree(shard.colorId(), colorId)
+          && sequencerOf(shard.id()) == sequencerId) {
         log(shard.id(), colorId).onWatermark(watermark);
       }
     }
@@ -471,6 +482,11 @@ public final class ReplicationEngine {
         log.onLinkLost();
       }
     }
+  }
+
+  /** For tests: the replica's {@code committedThrough} of a color on one of its shards. */
+  long committedThrough(int shardId, int colorId) {
+    return log(shardId, colorId).committedThrough();
   }
 
   /** The sequencer node the shard is attached to (the role of the shard's color). */

@@ -142,7 +142,7 @@ class ReplicationEngineTest {
   private void watermark(long sn) {
     ByteBuf frame = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, sn);
     try {
-      engine.onWatermark(frame);
+      engine.onWatermark(0, frame);
     } finally {
       frame.release();
     }
@@ -245,6 +245,57 @@ class ReplicationEngineTest {
     ByteBuf absent = nextFrame();
     assertThat(ReadResponseDescriptor.status(absent)).isEqualTo(ReadResponseDescriptor.ABSENT);
     absent.release();
+  }
+
+  @Test
+  void shouldApplyAWatermarkOnlyToTheShardsOfTheSequencerThatSentIt() {
+    // Node 1 hosts shard 0 (color left, ordered by leaf sequencer 1) and shard 1 (color right,
+    // leaf sequencer 2); global (root sequencer 0) orders records on both.
+    Topology tree =
+        new Topology(
+            1,
+            List.of(
+                new NodeAddress(0, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
+                new NodeAddress(10, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 2),
+                new NodeAddress(20, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 3),
+                new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 4)),
+            List.of(
+                new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, 0),
+                new Color(1, "left", GLOBAL, 10),
+                new Color(2, "right", GLOBAL, 20)),
+            List.of(new Shard(0, 1, List.of(1)), new Shard(1, 2, List.of(1))));
+    ReplicationEngine treeEngine =
+        new ReplicationEngine(
+            NODE,
+            tree,
+            storage,
+            new ReplicaLimits(1 << 20, READ_HOLD, 1000),
+            new SequencerGateway() {
+              @Override
+              public void send(OrderRequestBatch batch, int replicaNodeId) {}
+
+              @Override
+              public void flush() {}
+            },
+            loop.eventLoop(),
+            new SimpleMeterRegistry());
+    treeEngine.recover();
+    ByteBuf first = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, EPOCH_1);
+    ByteBuf later = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, EPOCH_1 + 50);
+    try {
+      treeEngine.onWatermark(10, first);
+      treeEngine.onWatermark(20, first);
+      // Leaf 20 says global is assigned through +50; leaf 10 may still owe shard 0 order
+      // responses below that, so shard 0 must not call +7 a hole.
+      treeEngine.onWatermark(20, later);
+    } finally {
+      first.release();
+      later.release();
+    }
+    loop.runPendingTasks();
+
+    assertThat(treeEngine.committedThrough(0, GLOBAL)).isEqualTo(EPOCH_1);
+    assertThat(treeEngine.committedThrough(1, GLOBAL)).isEqualTo(EPOCH_1 + 50);
   }
 
   @Test

@@ -1,10 +1,14 @@
 package io.flexlog.server.cli;
 
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.server.config.DataSize;
 import io.flexlog.server.dev.DevCluster;
+import io.flexlog.server.dev.TopologyReport;
 import io.flexlog.server.metrics.MetricsEndpoint;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -14,7 +18,10 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Run an embedded dev cluster on 127.0.0.1: one sequencer and one shard of three replicas.",
-      "The sequencer listens on --port (the bootstrap address), the replicas on the next three."
+      "The sequencer listens on --port (the bootstrap address), the replicas on the next three.",
+      "With --tree: a root sequencer (global) and two leaf sequencers (left, right) on --port",
+      "and the next two ports, each leaf with two shards of three replicas on six replica nodes",
+      "(the next six ports). The admin service (colors add/list) listens on --admin-port."
     })
 final class DevCommand implements Callable<Integer> {
   @Option(
@@ -28,6 +35,16 @@ final class DevCommand implements Callable<Integer> {
       defaultValue = "7070",
       description = "Bootstrap port (default: ${DEFAULT-VALUE}).")
   int port;
+
+  @Option(
+      names = "--tree",
+      description = "Run the sequencer tree: global over left and right (9 nodes).")
+  boolean tree;
+
+  @Option(
+      names = "--admin-port",
+      description = "Port of the admin gRPC service (default: --port + 20, i.e. 7090).")
+  Integer adminPort;
 
   @Option(
       names = "--engine",
@@ -55,8 +72,17 @@ final class DevCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (port <= 0 || port > 65535 - DevCluster.REPLICAS) {
-      throw new IllegalArgumentException("--port must be in 1.." + (65535 - DevCluster.REPLICAS));
+    DevCluster.Layout layout = tree ? DevCluster.Layout.TREE : DevCluster.Layout.FLAT;
+    int lastNodePort = 65535 - (DevCluster.nodeCount(layout) - 1);
+    if (port <= 0 || port > lastNodePort) {
+      throw new IllegalArgumentException("--port must be in 1.." + lastNodePort);
+    }
+    int admin = adminPort != null ? adminPort : port + DevCluster.ADMIN_PORT_OFFSET;
+    if (admin <= 0
+        || admin > 65535
+        || (admin >= port && admin < port + DevCluster.nodeCount(layout))) {
+      throw new IllegalArgumentException(
+          "--admin-port must be in 1..65535 and not one of the node ports, got " + admin);
     }
     DurabilityMode mode = DurabilityMode.parse(durability);
     long pm = DataSize.parse("--pm-bytes", pmBytes);
@@ -65,16 +91,28 @@ final class DevCommand implements Callable<Integer> {
     try {
       cluster =
           DevCluster.start(
-              new DevCluster.Options(data, port, engine, mode, pm), metrics.registry(), System.out);
+              new DevCluster.Options(data, port, engine, mode, pm, layout, admin),
+              metrics.registry(),
+              System.out);
     } catch (Exception e) {
       metrics.close();
       throw e;
     }
+    Topology topology = cluster.topology();
+    System.out.print(TopologyReport.describe(topology));
     System.out.println(
         "FlexLog dev cluster ready: bootstrap="
             + cluster.bootstrap()
-            + " colors=[global] shards=1 replicas="
-            + DevCluster.REPLICAS
+            + " admin="
+            + cluster.adminAddress()
+            + " layout="
+            + layout.name().toLowerCase(Locale.ROOT)
+            + " colors="
+            + topology.colors().stream().map(Color::name).toList()
+            + " shards="
+            + topology.shards().size()
+            + " replicas="
+            + cluster.replicas().size()
             + " data="
             + data.toAbsolutePath()
             + (metrics.port() > 0 ? " metrics=http://127.0.0.1:" + metrics.port() + "/metrics" : "")

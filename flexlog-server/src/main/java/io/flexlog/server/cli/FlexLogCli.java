@@ -20,11 +20,12 @@ import picocli.CommandLine.Command;
       ReplicaCommand.class,
       AppendCommand.class,
       ReadCommand.class,
-      TailCommand.class
+      TailCommand.class,
+      ColorsCommand.class
     })
 public final class FlexLogCli {
   private static final java.util.Set<String> CLIENT_COMMANDS =
-      java.util.Set.of("append", "read", "tail", "bench");
+      java.util.Set.of("append", "read", "tail", "colors", "bench");
 
   public static void main(String[] args) {
     if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {

@@ -1,8 +1,7 @@
 package io.flexlog.server.cli;
 
 import io.flexlog.core.model.NodeAddress;
-import io.flexlog.replica.node.ReplicaNode;
-import io.flexlog.server.Nodes;
+import io.flexlog.server.NodeProcess;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.NodeSettings;
 import io.flexlog.server.metrics.MetricsEndpoint;
@@ -41,10 +40,20 @@ final class ReplicaCommand implements Callable<Integer> {
         new MetricsEndpoint(
             self.host(),
             options.metricsPort != null ? options.metricsPort : settings.metricsPort());
-    ReplicaNode node =
-        Nodes.startReplica(
-            file.topology(), settings, file.maxRecordBytes(), metrics.registry(), System.out);
-    System.out.println("FlexLog replica " + self.id() + " ready on " + self.hostPort());
+    NodeProcess node;
+    try {
+      node = NodeProcess.startReplica(file, settings, metrics.registry(), System.out);
+    } catch (Exception e) {
+      metrics.close();
+      throw e;
+    }
+    System.out.println(
+        "FlexLog replica "
+            + self.id()
+            + " ready on "
+            + self.hostPort()
+            + " topology-version="
+            + node.topologyVersion());
     System.out.flush();
     NodeRunner.runUntilStopped(
         () -> {

@@ -1,8 +1,7 @@
 package io.flexlog.server.cli;
 
 import io.flexlog.core.model.NodeAddress;
-import io.flexlog.sequencer.SequencerNode;
-import io.flexlog.server.Nodes;
+import io.flexlog.server.NodeProcess;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.NodeSettings;
 import io.flexlog.server.metrics.MetricsEndpoint;
@@ -30,15 +29,23 @@ final class SequencerCommand implements Callable<Integer> {
         new MetricsEndpoint(
             self.host(),
             options.metricsPort != null ? options.metricsPort : settings.metricsPort());
-    SequencerNode node =
-        Nodes.startSequencer(file.topology(), settings, file.maxRecordBytes(), metrics.registry());
+    NodeProcess node;
+    try {
+      node = NodeProcess.startSequencer(file, settings, metrics.registry());
+    } catch (Exception e) {
+      metrics.close();
+      throw e;
+    }
     System.out.println(
         "FlexLog sequencer "
             + self.id()
             + " ready on "
             + self.hostPort()
             + " epoch="
-            + node.epoch());
+            + node.sequencer().epoch()
+            + " topology-version="
+            + node.topologyVersion()
+            + node.adminAddress().map(a -> " admin=" + a).orElse(""));
     System.out.flush();
     NodeRunner.runUntilStopped(
         () -> {

@@ -7,6 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.server.control.HostPort;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -31,12 +33,13 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * cluster:
  *   max-record-bytes: 1MiB
  *   nodes:
- *     - {id: 0, kind: sequencer, host: 127.0.0.1, port: 7070}
+ *     - {id: 0, kind: sequencer, host: 127.0.0.1, port: 7070, admin-port: 7090}
  *     - {id: 1, kind: replica, host: 127.0.0.1, port: 7071}
  *   colors:
  *     - {id: 0, name: global, sequencer: 0}
+ *     - {id: 1, name: left, parent: global, sequencer: 0}
  *   shards:
- *     - {id: 0, color: global, replicas: [1, 2, 3]}
+ *     - {id: 0, color: left, replicas: [1, 2, 3]}
  * node:
  *   id: 1
  *   data-dir: ./flexlog-data/replica-1
@@ -47,8 +50,14 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *   read-hold-ms: 1
  *   metrics-port: 0
  * }</pre>
+ *
+ * <p>{@code admin-port} may be given on the sequencer node that hosts the root color: that node
+ * then serves the admin gRPC service (AddColor, topology distribution) on it, and every other node
+ * watches it for topology changes. Without it the topology is static.
  */
 public final class ClusterFile {
+  private static final Set<String> NODE_ENTRY_KEYS =
+      Set.of("id", "kind", "host", "port", "admin-port");
   private static final Set<String> CLUSTER_KEYS =
       Set.of("max-record-bytes", "nodes", "colors", "shards");
   private static final Set<String> NODE_KEYS =
@@ -66,13 +75,19 @@ public final class ClusterFile {
   private final Topology topology;
   private final int maxRecordBytes;
   private final Map<String, Object> node;
+  private final HostPort admin;
 
   private ClusterFile(
-      Path source, Topology topology, int maxRecordBytes, Map<String, Object> node) {
+      Path source,
+      Topology topology,
+      int maxRecordBytes,
+      Map<String, Object> node,
+      HostPort admin) {
     this.source = source;
     this.topology = topology;
     this.maxRecordBytes = maxRecordBytes;
     this.node = node;
+    this.admin = admin;
   }
 
   /**
@@ -98,6 +113,7 @@ public final class ClusterFile {
       Map<String, Object> cluster = map(root.get("cluster"), "cluster");
       checkKeys(cluster, CLUSTER_KEYS, "cluster");
       Topology topology = parseTopology(cluster);
+      HostPort admin = parseAdmin(cluster, topology);
       int maxRecordBytes =
           (int)
               size(
@@ -107,7 +123,7 @@ public final class ClusterFile {
       Map<String, Object> node =
           root.containsKey("node") ? map(root.get("node"), "node") : new HashMap<>();
       checkKeys(node, NODE_KEYS, "node");
-      return new ClusterFile(path, topology, maxRecordBytes, node);
+      return new ClusterFile(path, topology, maxRecordBytes, node, admin);
     } catch (IllegalArgumentException | ClassCastException e) {
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
     }
@@ -117,6 +133,7 @@ public final class ClusterFile {
     List<NodeAddress> nodes = new ArrayList<>();
     for (Object item : list(cluster.get("nodes"), "cluster.nodes")) {
       Map<String, Object> n = map(item, "cluster.nodes[]");
+      checkKeys(n, NODE_ENTRY_KEYS, "cluster.nodes[]");
       String kind = string(n.get("kind"), "cluster.nodes[].kind").toUpperCase(Locale.ROOT);
       if (!kind.equals("SEQUENCER") && !kind.equals("REPLICA")) {
         throw new IllegalArgumentException(
@@ -163,6 +180,52 @@ public final class ClusterFile {
       shards.add(new Shard(integer(s.get("id"), "cluster.shards[].id"), colorId, replicas));
     }
     return new Topology(1, nodes, colors, shards);
+  }
+
+  // The admin-port of the root color's sequencer node; no other node may have one.
+  private static HostPort parseAdmin(Map<String, Object> cluster, Topology topology) {
+    int rootSequencer =
+        topology.colors().stream()
+            .filter(Color::isRoot)
+            .findFirst()
+            .map(Color::sequencerId)
+            .orElse(-1);
+    HostPort admin = null;
+    for (Object item : list(cluster.get("nodes"), "cluster.nodes")) {
+      Map<String, Object> n = map(item, "cluster.nodes[]");
+      if (!n.containsKey("admin-port")) {
+        continue;
+      }
+      int id = integer(n.get("id"), "cluster.nodes[].id");
+      if (id != rootSequencer) {
+        throw new IllegalArgumentException(
+            "cluster.nodes[].admin-port: node "
+                + id
+                + " does not host the root color; only its sequencer node "
+                + rootSequencer
+                + " serves the admin service");
+      }
+      int port = integer(n.get("admin-port"), "cluster.nodes[].admin-port");
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("cluster.nodes[].admin-port out of range: " + port);
+      }
+      admin = new HostPort(topology.node(id).host(), port);
+    }
+    return admin;
+  }
+
+  /** The admin service's address (the root's sequencer node host and admin-port), if any. */
+  public Optional<HostPort> admin() {
+    return Optional.ofNullable(admin);
+  }
+
+  /** The id of the sequencer node that hosts the root color. */
+  public int rootSequencerId() {
+    return topology.colors().stream()
+        .filter(Color::isRoot)
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException(source + ": no root color"))
+        .sequencerId();
   }
 
   public Path source() {

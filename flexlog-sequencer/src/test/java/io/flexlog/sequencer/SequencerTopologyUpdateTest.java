@@ -1,0 +1,204 @@
+package io.flexlog.sequencer;
+
+import static io.flexlog.sequencer.RawFrameClient.entries;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.NodeAddress.Kind;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Token;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.MetadataDescriptor;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link SequencerNode#updateTopology}: roles and shards added to a running node. */
+class SequencerTopologyUpdateTest {
+  private static final int GREEN = 3;
+  private static final int NEW_SHARD = 5;
+
+  private static final List<NodeAddress> NODES =
+      List.of(
+          new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", 0),
+          new NodeAddress(10, Kind.REPLICA, "127.0.0.1", 0),
+          new NodeAddress(11, Kind.REPLICA, "127.0.0.1", 0));
+  private static final Color GLOBAL = new Color(Color.GLOBAL_ID, "global", Color.NO_PARENT, 0);
+
+  private static final Topology V1 =
+      new Topology(1, NODES, List.of(GLOBAL), List.of(new Shard(0, GLOBAL.id(), List.of(10, 11))));
+
+  /** V1 plus color green under global on this node, with one new shard on replica 11. */
+  private static final Topology V2 =
+      new Topology(
+          2,
+          NODES,
+          List.of(GLOBAL, new Color(GREEN, "green", GLOBAL.id(), 0)),
+          List.of(
+              new Shard(0, GLOBAL.id(), List.of(10, 11)),
+              new Shard(NEW_SHARD, GREEN, List.of(11))));
+
+  private static EventLoopGroup clientGroup;
+
+  @TempDir Path dataDir;
+  private final List<AutoCloseable> resources = new ArrayList<>();
+
+  @BeforeAll
+  static void startClients() {
+    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  }
+
+  @AfterAll
+  static void stopClients() {
+    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  @AfterEach
+  void closeResources() throws Exception {
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      resources.get(i).close();
+    }
+  }
+
+  private SequencerNode startNode() throws Exception {
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
+            V1,
+            new SimpleMeterRegistry());
+    resources.add(node);
+    node.start();
+    return node;
+  }
+
+  private RawFrameClient connect(SequencerNode node) throws InterruptedException {
+    RawFrameClient client = new RawFrameClient(clientGroup, node.port());
+    resources.add(client);
+    return client;
+  }
+
+  private static Topology metadata(RawFrameClient client) throws InterruptedException {
+    client.send(MetadataDescriptor.encodeRequest(client.alloc(), 7));
+    return MetadataDescriptor.decodeResponse(client.next(MessageType.METADATA_RESPONSE)).topology();
+  }
+
+  @Test
+  void shouldRejectTheNewShardBeforeTheUpdateAndOrderTheNewColorAfterIt() throws Exception {
+    SequencerNode node = startNode();
+    RawFrameClient before = connect(node);
+    before.hello(11, NEW_SHARD);
+    ByteBuf refused = before.next(MessageType.ERROR);
+    assertThat(ErrorDescriptor.code(refused)).isEqualTo(ErrorCode.UNKNOWN_SHARD);
+
+    node.updateTopology(V2);
+
+    RawFrameClient replica = connect(node);
+    replica.hello(11, NEW_SHARD);
+    List<Integer> watermarkColors = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      ByteBuf watermark = replica.next(MessageType.WATERMARK);
+      watermarkColors.add(WatermarkDescriptor.colorId(watermark));
+      assertThat(Sn.epoch(WatermarkDescriptor.watermark(watermark))).isEqualTo(node.epoch());
+    }
+    assertThat(watermarkColors).containsExactlyInAnyOrder(GLOBAL.id(), GREEN);
+
+    replica.orderRequest(GREEN, NEW_SHARD, 11, new Token(9, 1), new Token(9, 2));
+    ByteBuf green = replica.next(MessageType.ORDER_RESPONSE);
+    assertThat(OrderResponseDescriptor.colorId(green)).isEqualTo(GREEN);
+    assertThat(entries(green))
+        .extracting(e -> e.sn())
+        .containsExactly(Sn.of(node.epoch(), 1), Sn.of(node.epoch(), 2));
+
+    // The global role learned that the new shard joined its subtree.
+    replica.orderRequest(GLOBAL.id(), NEW_SHARD, 11, new Token(9, 3));
+    ByteBuf global = nextOfType(replica, MessageType.ORDER_RESPONSE);
+    assertThat(OrderResponseDescriptor.colorId(global)).isEqualTo(GLOBAL.id());
+    assertThat(OrderResponseDescriptor.shardId(global)).isEqualTo(NEW_SHARD);
+
+    assertThat(metadata(connect(node))).isEqualTo(V2);
+    assertThat(node.topology().version()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldIgnoreATopologyThatIsNotNewer() throws Exception {
+    SequencerNode node = startNode();
+    node.updateTopology(V2);
+    Topology olderWithOtherContent =
+        new Topology(
+            1,
+            NODES,
+            List.of(GLOBAL, new Color(4, "stale", GLOBAL.id(), 0)),
+            List.of(new Shard(0, GLOBAL.id(), List.of(10, 11))));
+    node.updateTopology(olderWithOtherContent);
+    node.updateTopology(V2);
+
+    RawFrameClient client = connect(node);
+    assertThat(metadata(client)).isEqualTo(V2);
+    client.orderRequest(4, 0, 10, new Token(1, 1));
+    assertThat(ErrorDescriptor.code(client.next(MessageType.ERROR)))
+        .isEqualTo(ErrorCode.UNKNOWN_COLOR);
+  }
+
+  @Test
+  void shouldStartWithTheUpdatedTopologyWhenUpdatedBeforeStart() throws Exception {
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
+            V1,
+            new SimpleMeterRegistry());
+    resources.add(node);
+    node.updateTopology(V2);
+    node.start();
+
+    RawFrameClient replica = connect(node);
+    replica.orderRequest(GREEN, NEW_SHARD, 11, new Token(3, 1));
+    ByteBuf response = nextOfType(replica, MessageType.ORDER_RESPONSE);
+    assertThat(OrderResponseDescriptor.colorId(response)).isEqualTo(GREEN);
+  }
+
+  @Test
+  void shouldRefuseATopologyWithoutThisSequencerNode() throws Exception {
+    SequencerNode node = startNode();
+    Topology withoutNode0 =
+        new Topology(
+            3,
+            List.of(
+                new NodeAddress(1, Kind.SEQUENCER, "127.0.0.1", 0),
+                new NodeAddress(10, Kind.REPLICA, "127.0.0.1", 0)),
+            List.of(new Color(Color.GLOBAL_ID, "global", Color.NO_PARENT, 1)),
+            List.of());
+
+    assertThatThrownBy(() -> node.updateTopology(withoutNode0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("node 0 is not a sequencer node in topology version 3");
+  }
+
+  private static ByteBuf nextOfType(RawFrameClient client, byte type) throws InterruptedException {
+    while (true) {
+      ByteBuf frame = client.next();
+      if (FrameDescriptor.type(frame) == type) {
+        return frame;
+      }
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package io.flexlog.server.cli;
+
+import io.flexlog.admin.v1.AddColorRequest;
+import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.ColorInfo;
+import io.flexlog.admin.v1.ListColorsResponse;
+import io.flexlog.core.model.Color;
+import io.flexlog.server.control.AdminClient;
+import io.flexlog.server.control.ColorSpec;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "colors",
+    mixinStandardHelpOptions = true,
+    description = "Create and list colors through the cluster's admin service.",
+    subcommands = {ColorsCommand.Add.class, ColorsCommand.ListColors.class})
+final class ColorsCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "missing subcommand: add or list");
+  }
+
+  @Command(
+      name = "add",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Create a color under an existing parent, with new shards placed on distinct",
+        "replica nodes (least-loaded first). Idempotent: the same settings again succeed."
+      })
+  static final class Add implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin;
+
+    @Option(names = "--name", required = true, description = "The new color's name.")
+    String name;
+
+    @Option(names = "--parent", required = true, description = "The parent color, e.g. global.")
+    String parent;
+
+    @Option(
+        names = "--shards",
+        defaultValue = "1",
+        description = "Shards attached to the color (default: ${DEFAULT-VALUE}).")
+    int shards;
+
+    @Option(
+        names = "--replication",
+        defaultValue = "3",
+        description = "Replicas per shard (default: ${DEFAULT-VALUE}).")
+    int replication;
+
+    @Option(
+        names = "--sequencer-node",
+        description = "The sequencer node to host the color's role (default: the parent's).")
+    Integer sequencerNode;
+
+    @Override
+    public Integer call() {
+      try {
+        Color.validateName(name);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--name: " + e.getMessage());
+      }
+      if (shards < 1 || shards > ColorSpec.MAX_SHARDS) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--shards must be in 1.." + ColorSpec.MAX_SHARDS + ", got " + shards);
+      }
+      if (replication < 1 || replication > ColorSpec.MAX_REPLICATION_FACTOR) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--replication must be in 1.."
+                + ColorSpec.MAX_REPLICATION_FACTOR
+                + ", got "
+                + replication);
+      }
+      AddColorRequest.Builder request =
+          AddColorRequest.newBuilder()
+              .setName(name)
+              .setParent(parent)
+              .setShards(shards)
+              .setReplicationFactor(replication);
+      if (sequencerNode != null) {
+        request.setSequencerNodeId(sequencerNode);
+      }
+      AddColorResponse response;
+      try (AdminClient client = admin.connect()) {
+        response = client.addColor(request.build());
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      ColorInfo color = response.getColor();
+      out.printf(
+          "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas,"
+              + " topology version %d%n",
+          response.getCreated() ? "created" : "unchanged (already exists):",
+          color.getName(),
+          color.getId(),
+          color.getParent(),
+          color.getSequencerNodeId(),
+          color.getShardIdsList(),
+          color.getReplicationFactor(),
+          response.getTopologyVersion());
+      out.flush();
+      if (response.getUnacknowledgedNodeIdsCount() > 0) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.printf(
+            "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
+                + " they reconnect%n",
+            response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
+        err.flush();
+      }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Print every color, one per line: name, parent ('-' for the root), number of",
+        "shards attached to it."
+      })
+  static final class ListColors implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin;
+
+    @Override
+    public Integer call() {
+      ListColorsResponse response;
+      try (AdminClient client = admin.connect()) {
+        response = client.listColors();
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      for (ColorInfo color : response.getColorsList()) {
+        out.printf(
+            "%-20s %-20s %d%n",
+            color.getName(),
+            color.getParent().isEmpty() ? "-" : color.getParent(),
+            color.getShardIdsCount());
+      }
+      out.flush();
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,379 @@
+package io.flexlog.server.control;
+
+import io.flexlog.core.error.ColorExistsException;
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster metadata authority, run by the sequencer node that hosts the root color: holds the
+ * current topology (durable in a {@link MetadataStore}), creates colors (DESIGN §3.6) and
+ * distributes every new topology version to the nodes.
+ *
+ * <p>Distribution: nodes in this process register as {@linkplain #addLocalNode local nodes} and are
+ * updated synchronously; nodes in other processes {@linkplain #watch watch} (the admin service's
+ * WatchTopology stream) and {@linkplain #acknowledge acknowledge} each version they applied. A new
+ * version goes to every sequencer node first, and to replica nodes only once the sequencer nodes
+ * that are watching acknowledged it (or the apply timeout passed), so that a replica rarely speaks
+ * of a shard its sequencer does not know yet. AddColor returns once every watching node
+ * acknowledged, or at the apply timeout, reporting which nodes had not.
+ *
+ * <p>Threading: thread-safe. Changes are serialized by this object's monitor, which is held while a
+ * version is made durable and handed to the nodes; acknowledgements and watch cancellation do not
+ * take it.
+ */
+public final class ClusterController {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterController.class);
+  public static final Duration DEFAULT_APPLY_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Applies a topology to a node in this process; see {@link #addLocalNode}. */
+  @FunctionalInterface
+  public interface TopologyListener {
+    void apply(Topology topology) throws Exception;
+  }
+
+  /** A registered watcher; {@link #cancel} it when its stream ends. */
+  public final class Watch {
+    private final int nodeId;
+    private final Consumer<Topology> sink;
+    private volatile boolean cancelled;
+
+    private Watch(int nodeId, Consumer<Topology> sink) {
+      this.nodeId = nodeId;
+      this.sink = sink;
+    }
+
+    public void cancel() {
+      cancelled = true;
+      watches.remove(this);
+    }
+
+    private void deliver(Topology topology) {
+      if (cancelled) {
+        return;
+      }
+      try {
+        sink.accept(topology);
+      } catch (RuntimeException e) {
+        LOG.debug("watch of node {} failed, dropping it: {}", nodeId, e.toString());
+        cancel();
+      }
+    }
+  }
+
+  private record LocalNode(int nodeId, TopologyListener listener) {}
+
+  private final MetadataStore store;
+  private final Duration applyTimeout;
+  private final List<LocalNode> localNodes = new CopyOnWriteArrayList<>();
+  private final List<Watch> watches = new CopyOnWriteArrayList<>();
+  private final Acks acks = new Acks();
+  private volatile Topology topology;
+
+  /**
+   * @param current the topology {@code store} holds (see {@link TopologyBootstrap})
+   */
+  public ClusterController(Topology current, MetadataStore store, Duration applyTimeout) {
+    this.topology = Objects.requireNonNull(current, "current");
+    this.store = Objects.requireNonNull(store, "store");
+    this.applyTimeout = Objects.requireNonNull(applyTimeout, "applyTimeout");
+  }
+
+  /** The current, durable topology. */
+  public Topology topology() {
+    return topology;
+  }
+
+  /**
+   * Registers a node of this process: it is updated synchronously with every new version (sequencer
+   * nodes before replica nodes) and counts as having acknowledged it.
+   */
+  public synchronized void addLocalNode(int nodeId, TopologyListener listener) {
+    topology.node(nodeId);
+    localNodes.add(new LocalNode(nodeId, listener));
+    acks.ack(nodeId, topology.version());
+  }
+
+  /**
+   * Starts delivering topologies to {@code sink}: the current one at once if it is newer than
+   * {@code knownVersion}, then every later version in order. Calls to {@code sink} for one watch
+   * never overlap; a sink that throws is dropped.
+   *
+   * @param nodeId the watching node, or -1 for an observer that is not a node
+   */
+  public synchronized Watch watch(int nodeId, long knownVersion, Consumer<Topology> sink) {
+    Watch watch = new Watch(nodeId, sink);
+    watches.add(watch);
+    if (topology.version() > knownVersion) {
+      watch.deliver(topology);
+    }
+    return watch;
+  }
+
+  /** The number of open watches of a node; for tests and status output. */
+  public int watchCount(int nodeId) {
+    return (int) watches.stream().filter(w -> w.nodeId == nodeId).count();
+  }
+
+  /** Records that {@code nodeId} has applied topology {@code version}. */
+  public void acknowledge(int nodeId, long version) {
+    acks.ack(nodeId, version);
+  }
+
+  /**
+   * Creates a color, or returns the existing one when a color of that name has the same settings.
+   * Returns once the new topology is durable and applied by every node that is watching, or when
+   * the apply timeout passed (see {@link AddColorResult#unacknowledgedNodeIds()}).
+   *
+   * @throws InvalidArgumentException for a bad name, counts out of range or an unknown sequencer
+   * @throws UnknownColorException when the parent does not exist
+   * @throws ColorExistsException when the name exists with other settings
+   * @throws io.flexlog.core.error.NotEnoughNodesException with fewer replica nodes than replicas
+   * @throws IOException when the new topology cannot be made durable (nothing changed then)
+   */
+  public AddColorResult addColor(ColorSpec request) throws IOException {
+    ColorSpec spec = request.validated();
+    long deadlineNs = System.nanoTime() + applyTimeout.toNanos();
+    Color color;
+    boolean created;
+    Topology current;
+    synchronized (this) {
+      current = topology;
+      Color existing = current.color(spec.name()).orElse(null);
+      if (existing != null) {
+        requireSameSettings(current, existing, spec);
+        color = existing;
+        created = false;
+      } else {
+        current = withColor(current, spec);
+        color = current.color(spec.name()).orElseThrow();
+        store.write(current);
+        topology = current;
+        created = true;
+        LOG.info(
+            "color '{}' created under '{}' on sequencer node {}: shards {}, topology version {}",
+            color.name(),
+            spec.parent(),
+            color.sequencerId(),
+            describeShards(current, color),
+            current.version());
+        publish(current, deadlineNs);
+      }
+    }
+    awaitAcks(watchingNodes(null), current.version(), deadlineNs);
+    return new AddColorResult(color, created, current, unacknowledged(current));
+  }
+
+  private static Topology withColor(Topology topology, ColorSpec spec) {
+    Color parent =
+        topology
+            .color(spec.parent())
+            .orElseThrow(
+                () ->
+                    new UnknownColorException(
+                        "cannot create color '"
+                            + spec.name()
+                            + "': parent color '"
+                            + spec.parent()
+                            + "' does not exist; the cluster has "
+                            + names(topology)));
+    int sequencerId =
+        spec.sequencerNodeId() != null ? spec.sequencerNodeId() : parent.sequencerId();
+    NodeAddress sequencer = topology.nodes().get(sequencerId);
+    if (sequencer == null || sequencer.kind() != NodeAddress.Kind.SEQUENCER) {
+      throw new InvalidArgumentException(
+          "cannot create color '"
+              + spec.name()
+              + "': node "
+              + sequencerId
+              + " is not a sequencer node (sequencer nodes: "
+              + nodeIds(topology, NodeAddress.Kind.SEQUENCER)
+              + ")");
+    }
+    int colorId = topology.colors().stream().mapToInt(Color::id).max().orElse(-1) + 1;
+    int firstShardId = topology.shards().stream().mapToInt(Shard::id).max().orElse(-1) + 1;
+    List<Color> colors = new ArrayList<>(topology.colors());
+    colors.add(new Color(colorId, spec.name(), parent.id(), sequencerId));
+    List<Shard> shards = new ArrayList<>(topology.shards());
+    shards.addAll(
+        Placement.place(
+            topology, spec.name(), colorId, firstShardId, spec.shards(), spec.replicationFactor()));
+    return new Topology(
+        topology.version() + 1, List.copyOf(topology.nodes().values()), colors, shards);
+  }
+
+  private static void requireSameSettings(Topology topology, Color existing, ColorSpec spec) {
+    String parent =
+        existing.isRoot()
+            ? "(none: it is the root)"
+            : "'" + topology.color(existing.parentId()).orElseThrow().name() + "'";
+    List<Shard> own = ownShards(topology, existing);
+    boolean sameParent =
+        !existing.isRoot()
+            && topology.color(existing.parentId()).orElseThrow().name().equals(spec.parent());
+    boolean sameShards = own.size() == spec.shards();
+    boolean sameReplication =
+        own.stream().allMatch(s -> s.replicaNodeIds().size() == spec.replicationFactor());
+    boolean sameSequencer =
+        spec.sequencerNodeId() == null || spec.sequencerNodeId() == existing.sequencerId();
+    if (sameParent && sameShards && sameReplication && sameSequencer) {
+      return;
+    }
+    throw new ColorExistsException(
+        "color '"
+            + existing.name()
+            + "' already exists with parent "
+            + parent
+            + ", "
+            + own.size()
+            + " shard(s) of "
+            + own.stream().mapToInt(s -> s.replicaNodeIds().size()).max().orElse(0)
+            + " replica(s), on sequencer node "
+            + existing.sequencerId()
+            + "; requested parent '"
+            + spec.parent()
+            + "', "
+            + spec.shards()
+            + " shard(s) of "
+            + spec.replicationFactor()
+            + " replica(s)"
+            + (spec.sequencerNodeId() == null
+                ? ""
+                : ", on sequencer node " + spec.sequencerNodeId()));
+  }
+
+  // Every sequencer node gets the version before any replica node does.
+  private void publish(Topology next, long deadlineNs) {
+    applyLocal(next, NodeAddress.Kind.SEQUENCER);
+    deliver(next, NodeAddress.Kind.SEQUENCER);
+    awaitAcks(watchingNodes(NodeAddress.Kind.SEQUENCER), next.version(), deadlineNs);
+    applyLocal(next, NodeAddress.Kind.REPLICA);
+    deliver(next, NodeAddress.Kind.REPLICA);
+  }
+
+  private void applyLocal(Topology next, NodeAddress.Kind kind) {
+    for (LocalNode node : localNodes) {
+      if (next.node(node.nodeId()).kind() != kind) {
+        continue;
+      }
+      try {
+        node.listener().apply(next);
+        acks.ack(node.nodeId(), next.version());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        LOG.warn("interrupted while node {} applied topology {}", node.nodeId(), next.version());
+      } catch (Exception e) {
+        LOG.error("node {} failed to apply topology {}", node.nodeId(), next.version(), e);
+      }
+    }
+  }
+
+  // Replica nodes and observers that are not nodes get REPLICA deliveries.
+  private void deliver(Topology next, NodeAddress.Kind kind) {
+    for (Watch watch : watches) {
+      NodeAddress node = next.nodes().get(watch.nodeId);
+      NodeAddress.Kind watchKind = node == null ? NodeAddress.Kind.REPLICA : node.kind();
+      if (watchKind == kind) {
+        watch.deliver(next);
+      }
+    }
+  }
+
+  /** Node ids of the current watches, of one kind or (null) of every kind. */
+  private List<Integer> watchingNodes(NodeAddress.Kind kind) {
+    Topology current = topology;
+    List<Integer> ids = new ArrayList<>();
+    for (Watch watch : watches) {
+      NodeAddress node = current.nodes().get(watch.nodeId);
+      if (node != null && (kind == null || node.kind() == kind) && !ids.contains(watch.nodeId)) {
+        ids.add(watch.nodeId);
+      }
+    }
+    return ids;
+  }
+
+  private void awaitAcks(List<Integer> nodeIds, long version, long deadlineNs) {
+    try {
+      acks.await(nodeIds, version, deadlineNs);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private List<Integer> unacknowledged(Topology current) {
+    List<Integer> missing = new ArrayList<>();
+    for (int nodeId : current.nodes().keySet()) {
+      if (acks.acked(nodeId) < current.version()) {
+        missing.add(nodeId);
+      }
+    }
+    return missing.stream().sorted().toList();
+  }
+
+  static List<Shard> ownShards(Topology topology, Color color) {
+    return topology.shards().stream().filter(s -> s.colorId() == color.id()).toList();
+  }
+
+  private static String describeShards(Topology topology, Color color) {
+    StringBuilder b = new StringBuilder();
+    for (Shard shard : ownShards(topology, color)) {
+      b.append(b.isEmpty() ? "" : ", ").append(shard.id()).append(shard.replicaNodeIds());
+    }
+    return b.toString();
+  }
+
+  private static List<String> names(Topology topology) {
+    return topology.colors().stream().map(Color::name).sorted().toList();
+  }
+
+  private static List<Integer> nodeIds(Topology topology, NodeAddress.Kind kind) {
+    return topology.nodes().values().stream()
+        .filter(n -> n.kind() == kind)
+        .map(NodeAddress::id)
+        .sorted()
+        .toList();
+  }
+
+  /** The highest version each node acknowledged; waiters block on its monitor. */
+  private static final class Acks {
+    private final Map<Integer, Long> acked = new HashMap<>();
+
+    synchronized void ack(int nodeId, long version) {
+      acked.merge(nodeId, version, Math::max);
+      notifyAll();
+    }
+
+    synchronized long acked(int nodeId) {
+      return acked.getOrDefault(nodeId, 0L);
+    }
+
+    synchronized void await(List<Integer> nodeIds, long version, long deadlineNs)
+        throws InterruptedException {
+      while (true) {
+        boolean all = true;
+        for (int nodeId : nodeIds) {
+          all &= acked.getOrDefault(nodeId, 0L) >= version;
+        }
+        long leftNs = deadlineNs - System.nanoTime();
+        if (all || leftNs <= 0) {
+          return;
+        }
+        wait(Math.max(1, leftNs / 1_000_000));
+      }
+    }
+  }
+}

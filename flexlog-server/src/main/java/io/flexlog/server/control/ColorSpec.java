@@ -1,0 +1,58 @@
+package io.flexlog.server.control;
+
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.model.Color;
+
+/**
+ * What AddColor asks for (DESIGN §3.6).
+ *
+ * @param name the new color's name
+ * @param parent the name of an existing color
+ * @param shards shards attached to the new color; 0 means {@value #DEFAULT_SHARDS}
+ * @param replicationFactor replicas per shard; 0 means {@value #DEFAULT_REPLICATION_FACTOR}
+ * @param sequencerNodeId the sequencer node to host the color's role, or null for the parent's
+ */
+public record ColorSpec(
+    String name, String parent, int shards, int replicationFactor, Integer sequencerNodeId) {
+  public static final int DEFAULT_SHARDS = 1;
+  public static final int DEFAULT_REPLICATION_FACTOR = 3;
+  public static final int MAX_SHARDS = 256;
+
+  /** The client tracks acknowledgements of one append in an int bit mask. */
+  public static final int MAX_REPLICATION_FACTOR = 16;
+
+  /**
+   * This spec with defaults filled in, checked.
+   *
+   * @throws InvalidArgumentException naming the bad field
+   */
+  public ColorSpec validated() {
+    try {
+      Color.validateName(name);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidArgumentException(e.getMessage());
+    }
+    if (parent == null || parent.isBlank()) {
+      throw new InvalidArgumentException(
+          "color '"
+              + name
+              + "': parent is required (the name of an existing color, e.g. 'global')");
+    }
+    int s = shards == 0 ? DEFAULT_SHARDS : shards;
+    if (s < 1 || s > MAX_SHARDS) {
+      throw new InvalidArgumentException(
+          "color '" + name + "': shards must be in [1, " + MAX_SHARDS + "], got " + shards);
+    }
+    int r = replicationFactor == 0 ? DEFAULT_REPLICATION_FACTOR : replicationFactor;
+    if (r < 1 || r > MAX_REPLICATION_FACTOR) {
+      throw new InvalidArgumentException(
+          "color '"
+              + name
+              + "': replication factor must be in [1, "
+              + MAX_REPLICATION_FACTOR
+              + "], got "
+              + replicationFactor);
+    }
+    return new ColorSpec(name, parent, s, r, sequencerNodeId);
+  }
+}

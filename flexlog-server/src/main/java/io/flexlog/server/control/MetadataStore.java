@@ -1,0 +1,205 @@
+package io.flexlog.server.control;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.flexlog.core.admin.TopologyProtos;
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.model.Topology;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+
+/**
+ * The durable cluster metadata of a node's data directory: the latest topology, in the file {@value
+ * #FILE_NAME} (layout: {@link MetadataFileDescriptor}). On the sequencer node hosting the root
+ * color it is the cluster's source of truth; on every other node it is a cache of the latest
+ * topology the node applied, so that a restarted node recovers the shards it was given after its
+ * cluster file was written.
+ *
+ * <p>Durability: {@link #write} writes {@value #TEMP_NAME}, fsyncs it, atomically renames it over
+ * {@value #FILE_NAME} and fsyncs the directory before it returns. A crash at any point leaves the
+ * old or the new file, never a torn one; a leftover temp file is ignored. A file that fails its
+ * checks is refused with {@link CorruptMetadataException}, never silently replaced.
+ *
+ * <p>Threading: not thread-safe; callers serialize writes (the {@link ClusterController} lock or a
+ * node's watcher thread).
+ */
+public final class MetadataStore {
+  public static final String FILE_NAME = "cluster-metadata";
+  static final String TEMP_NAME = "cluster-metadata.tmp";
+
+  /** The file-system steps of a write, replaceable in tests to fabricate crashes. */
+  interface FileOps {
+    void force(FileChannel channel) throws IOException;
+
+    void rename(Path from, Path to) throws IOException;
+
+    void syncDirectory(Path dir) throws IOException;
+  }
+
+  static final FileOps REAL =
+      new FileOps() {
+        @Override
+        public void force(FileChannel channel) throws IOException {
+          channel.force(true);
+        }
+
+        @Override
+        public void rename(Path from, Path to) throws IOException {
+          try {
+            Files.move(
+                from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+          } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException(
+                "file system of " + to.getParent() + " cannot rename atomically", e);
+          }
+        }
+
+        // The rename is only durable once the directory entry is; Linux fsyncs a directory fd.
+        @Override
+        public void syncDirectory(Path dir) throws IOException {
+          try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+          }
+        }
+      };
+
+  private final Path dir;
+  private final Path file;
+  private final FileOps ops;
+
+  public MetadataStore(Path dataDir) {
+    this(dataDir, REAL);
+  }
+
+  MetadataStore(Path dataDir, FileOps ops) {
+    this.dir = dataDir;
+    this.file = dataDir.resolve(FILE_NAME);
+    this.ops = ops;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * The stored topology, or empty when the directory has none yet.
+   *
+   * @throws CorruptMetadataException naming the file and what is wrong with it
+   * @throws IOException when the file cannot be read
+   */
+  public Optional<Topology> load() throws IOException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    return Optional.of(decode(bytes));
+  }
+
+  private Topology decode(byte[] bytes) throws CorruptMetadataException {
+    if (bytes.length < MetadataFileDescriptor.HEADER_LENGTH) {
+      throw corrupt(
+          "truncated: "
+              + bytes.length
+              + " bytes, shorter than the "
+              + MetadataFileDescriptor.HEADER_LENGTH
+              + "-byte header");
+    }
+    ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
+    int magic = buf.getInt(MetadataFileDescriptor.MAGIC_OFFSET);
+    if (magic != MetadataFileDescriptor.MAGIC) {
+      throw corrupt(String.format("bad magic 0x%08x, not a FlexLog cluster metadata file", magic));
+    }
+    short format = buf.getShort(MetadataFileDescriptor.FORMAT_VERSION_OFFSET);
+    if (format != MetadataFileDescriptor.FORMAT_VERSION) {
+      throw corrupt(
+          "format version "
+              + format
+              + " is not supported (this FlexLog reads version "
+              + MetadataFileDescriptor.FORMAT_VERSION
+              + ")");
+    }
+    short flags = buf.getShort(MetadataFileDescriptor.FLAGS_OFFSET);
+    if (flags != 0) {
+      throw corrupt("unknown flags 0x" + Integer.toHexString(flags & 0xFFFF));
+    }
+    long headerVersion = buf.getLong(MetadataFileDescriptor.TOPOLOGY_VERSION_OFFSET);
+    int length = buf.getInt(MetadataFileDescriptor.BODY_LENGTH_OFFSET);
+    if (length < 0 || length > MetadataFileDescriptor.MAX_BODY_LENGTH) {
+      throw corrupt("bad body length " + length);
+    }
+    int actual = bytes.length - MetadataFileDescriptor.HEADER_LENGTH;
+    if (actual != length) {
+      throw corrupt(
+          (actual < length ? "truncated" : "trailing bytes")
+              + ": header says "
+              + length
+              + " body bytes, file has "
+              + actual);
+    }
+    int crc = buf.getInt(MetadataFileDescriptor.CRC_OFFSET);
+    int computed = MetadataFileDescriptor.crc(bytes, MetadataFileDescriptor.HEADER_LENGTH, length);
+    if (crc != computed) {
+      throw corrupt(
+          String.format("checksum mismatch (stored 0x%08x, computed 0x%08x)", crc, computed));
+    }
+    Topology topology;
+    try {
+      topology =
+          TopologyProtos.fromProto(
+              io.flexlog.admin.v1.Topology.parseFrom(
+                  ByteBuffer.wrap(bytes, MetadataFileDescriptor.HEADER_LENGTH, length)));
+    } catch (InvalidProtocolBufferException e) {
+      throw corrupt("body is not a topology message: " + e.getMessage());
+    } catch (InvalidArgumentException e) {
+      throw corrupt(e.getMessage());
+    }
+    if (topology.version() != headerVersion) {
+      throw corrupt(
+          "header says topology version " + headerVersion + ", body says " + topology.version());
+    }
+    return topology;
+  }
+
+  private CorruptMetadataException corrupt(String problem) {
+    return new CorruptMetadataException(file, problem);
+  }
+
+  /**
+   * Durably replaces the stored topology. When it returns, a crash or restart at any later point
+   * loads {@code topology}.
+   *
+   * @throws IOException when the directory or file cannot be written; the stored topology is then
+   *     the old one
+   */
+  public void write(Topology topology) throws IOException {
+    Files.createDirectories(dir);
+    byte[] bytes =
+        MetadataFileDescriptor.encode(
+            topology.version(), TopologyProtos.toProto(topology).toByteArray());
+    Path temp = dir.resolve(TEMP_NAME);
+    try (FileChannel ch =
+        FileChannel.open(
+            temp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buf = ByteBuffer.wrap(bytes);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ops.force(ch);
+    }
+    ops.rename(temp, file);
+    ops.syncDirectory(dir);
+  }
+}

@@ -1,0 +1,116 @@
+package io.flexlog.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.client.FlexLog;
+import io.flexlog.client.FlexLogConfig;
+import io.flexlog.client.LogRecord;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.NodeAddress.Kind;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.flexlog.replica.node.ReplicaNode;
+import io.flexlog.replica.replication.ReplicaLimits;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.server.config.NodeSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Topology updates reaching a replica node and its sequencer node in either order. */
+class TopologyUpdateOrderTest {
+  @TempDir Path dir;
+  private SequencerNode sequencer;
+  private ReplicaNode replica;
+  private FlexLog client;
+
+  @AfterEach
+  void stop() {
+    if (client != null) {
+      client.close();
+    }
+    if (replica != null) {
+      replica.close();
+    }
+    if (sequencer != null) {
+      sequencer.close();
+    }
+  }
+
+  private static Topology topology(int port, boolean withLate) {
+    List<NodeAddress> nodes =
+        List.of(
+            new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", port),
+            new NodeAddress(1, Kind.REPLICA, "127.0.0.1", port + 1));
+    Color global = new Color(Color.GLOBAL_ID, Color.GLOBAL, Color.NO_PARENT, 0);
+    Shard shard0 = new Shard(0, global.id(), List.of(1));
+    if (!withLate) {
+      return new Topology(1, nodes, List.of(global), List.of(shard0));
+    }
+    return new Topology(
+        2,
+        nodes,
+        List.of(global, new Color(1, "late", global.id(), 0)),
+        List.of(shard0, new Shard(1, 1, List.of(1))));
+  }
+
+  private NodeSettings settings(int nodeId) {
+    return new NodeSettings(
+        nodeId,
+        dir.resolve("node-" + nodeId),
+        "mapped",
+        DurabilityMode.PROCESS,
+        16L << 20,
+        4L << 20,
+        ReplicaLimits.DEFAULT_READ_HOLD,
+        0);
+  }
+
+  @Test
+  void shouldCompleteAnAppendOnceTheSequencerLearnsTheShardTheReplicaLearnedFirst()
+      throws Exception {
+    int port = FreePorts.consecutive(2);
+    Topology v1 = topology(port, false);
+    Topology v2 = topology(port, true);
+    sequencer = Nodes.startSequencer(v1, settings(0), 1 << 20, new SimpleMeterRegistry());
+    replica =
+        Nodes.startReplica(
+            v1,
+            settings(1),
+            1 << 20,
+            new SimpleMeterRegistry(),
+            new PrintStream(new ByteArrayOutputStream()));
+
+    replica.updateTopology(v2);
+    client =
+        FlexLog.connect(
+            FlexLogConfig.builder()
+                .bootstrapServers("127.0.0.1:" + (port + 1)) // the replica serves version 2
+                .requestTimeout(Duration.ofMillis(500))
+                .deliveryTimeout(Duration.ofSeconds(20))
+                .readTimeout(Duration.ofSeconds(5))
+                .build());
+    CompletableFuture<Long> append =
+        client.appendAsync("late", "early bird".getBytes(StandardCharsets.UTF_8));
+    Thread.sleep(300);
+    assertThat(append).as("the sequencer does not know shard 1 yet").isNotDone();
+
+    sequencer.updateTopology(v2);
+
+    long sn = append.get(10, TimeUnit.SECONDS);
+    assertThat(client.read("late", sn).map(LogRecord::payload))
+        .contains("early bird".getBytes(StandardCharsets.UTF_8));
+    assertThat(replica.sequencerLinks()).containsExactly(0);
+  }
+}

@@ -1,0 +1,131 @@
+package io.flexlog.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.server.FreePorts;
+import io.flexlog.server.dev.DevCluster;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code flexlog colors add|list} against an embedded cluster's admin service. */
+class ColorsCommandTest {
+  @TempDir static Path data;
+  private static DevCluster cluster;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster =
+        DevCluster.start(
+            new DevCluster.Options(
+                data,
+                FreePorts.consecutive(4),
+                StorageEngines.MAPPED,
+                DurabilityMode.PROCESS,
+                32L << 20),
+            new SimpleMeterRegistry(),
+            new PrintStream(new ByteArrayOutputStream()));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    cluster.close();
+  }
+
+  private record Run(int exitCode, String out, String err) {
+    List<String> lines() {
+      return out.lines().map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
+    }
+  }
+
+  private static Run run(String... args) {
+    CommandLine cmd = FlexLogCli.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(err));
+    int code = cmd.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private static Run admin(String... args) {
+    String[] withAdmin = Arrays.copyOf(args, args.length + 2);
+    withAdmin[args.length] = "--admin";
+    withAdmin[args.length + 1] = cluster.adminAddress();
+    return run(withAdmin);
+  }
+
+  @Test
+  void shouldAddColorsAndListOnePerLineWithParentAndShardCount() {
+    Run added = admin("colors", "add", "--name", "cli-a", "--parent", "global", "--shards", "2");
+    Run again = admin("colors", "add", "--name", "cli-a", "--parent", "global", "--shards", "2");
+    Run child =
+        admin("colors", "add", "--name", "cli-b", "--parent", "cli-a", "--replication", "2");
+    Run list = admin("colors", "list");
+
+    assertThat(added.exitCode()).as(added.err()).isZero();
+    assertThat(added.out()).startsWith("created color 'cli-a'").contains("x 3 replicas");
+    assertThat(again.exitCode()).isZero();
+    assertThat(again.out()).startsWith("unchanged (already exists): color 'cli-a'");
+    assertThat(child.exitCode()).isZero();
+    assertThat(list.exitCode()).isZero();
+    assertThat(list.lines()).contains("global - 1", "cli-a global 2", "cli-b cli-a 1");
+    assertThat(list.lines().get(0)).isEqualTo("global - 1");
+  }
+
+  @Test
+  void shouldExitOneWithTheErrorMessageWhenTheOperationFails() {
+    Run unknownParent = admin("colors", "add", "--name", "cli-x", "--parent", "nope");
+    admin("colors", "add", "--name", "cli-y", "--parent", "global");
+    Run conflict = admin("colors", "add", "--name", "cli-y", "--parent", "global", "--shards", "3");
+    Run tooManyReplicas =
+        admin("colors", "add", "--name", "cli-z", "--parent", "global", "--replication", "4");
+
+    assertThat(unknownParent.exitCode()).isEqualTo(1);
+    assertThat(unknownParent.err()).contains("parent color 'nope' does not exist");
+    assertThat(conflict.exitCode()).isEqualTo(1);
+    assertThat(conflict.err()).contains("color 'cli-y' already exists");
+    assertThat(tooManyReplicas.exitCode()).isEqualTo(1);
+    assertThat(tooManyReplicas.err()).contains("needs 4 distinct replica nodes");
+  }
+
+  @Test
+  void shouldExitOneWhenTheAdminServiceIsUnreachable() {
+    int closedPort = FreePorts.consecutive(1);
+    Run list = run("colors", "list", "--admin", "127.0.0.1:" + closedPort, "--timeout-ms", "2000");
+
+    assertThat(list.exitCode()).isEqualTo(1);
+    assertThat(list.err()).contains("admin service at 127.0.0.1:" + closedPort);
+  }
+
+  @Test
+  void shouldExitTwoOnBadArguments() {
+    assertThat(
+            admin("colors", "add", "--name", "x", "--parent", "global", "--shards", "0").exitCode())
+        .isEqualTo(2);
+    assertThat(
+            admin("colors", "add", "--name", "x", "--parent", "global", "--replication", "0")
+                .exitCode())
+        .isEqualTo(2);
+    Run badName = admin("colors", "add", "--name", "bad name", "--parent", "global");
+    assertThat(badName.exitCode()).isEqualTo(2);
+    assertThat(badName.err()).contains("illegal color name 'bad name'");
+    assertThat(admin("colors", "add", "--parent", "global").exitCode()).isEqualTo(2);
+    assertThat(run("colors").exitCode()).isEqualTo(2);
+    Run badAdmin = run("colors", "list", "--admin", "no-port");
+    assertThat(badAdmin.exitCode()).isEqualTo(2);
+    assertThat(badAdmin.err()).contains("'no-port' is not host:port");
+  }
+}

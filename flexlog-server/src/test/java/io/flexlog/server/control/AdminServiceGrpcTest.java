@@ -1,0 +1,208 @@
+package io.flexlog.server.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.flexlog.admin.v1.AddColorRequest;
+import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.ColorInfo;
+import io.flexlog.admin.v1.FlexLogAdminGrpc;
+import io.flexlog.core.admin.AdminErrors;
+import io.flexlog.core.error.ColorExistsException;
+import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.error.NotEnoughNodesException;
+import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Topology;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The admin service over real gRPC on loopback. */
+class AdminServiceGrpcTest {
+  @TempDir Path dir;
+  private ClusterController controller;
+  private AdminServer server;
+  private AdminClient client;
+  private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    Topology initial = TestTopologies.twoLevel(3);
+    MetadataStore store = new MetadataStore(dir);
+    store.write(initial);
+    controller = new ClusterController(initial, store, Duration.ofSeconds(5));
+    server = AdminServer.start("127.0.0.1", 0, controller);
+    client = AdminClient.connect(server.hostPort(), Duration.ofSeconds(10));
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable resource : resources) {
+      resource.close();
+    }
+    client.close();
+    server.close();
+  }
+
+  private static AddColorRequest request(String name, String parent, int shards, int replicas) {
+    return AddColorRequest.newBuilder()
+        .setName(name)
+        .setParent(parent)
+        .setShards(shards)
+        .setReplicationFactor(replicas)
+        .build();
+  }
+
+  @Test
+  void shouldAddAColorOnceAndReturnItAgainForTheSameRequest() {
+    AddColorResponse created = client.addColor(request("orders", "global", 2, 3));
+    AddColorResponse again = client.addColor(request("orders", "global", 2, 3));
+
+    assertThat(created.getCreated()).isTrue();
+    assertThat(created.getTopologyVersion()).isEqualTo(2);
+    ColorInfo color = created.getColor();
+    assertThat(color.getName()).isEqualTo("orders");
+    assertThat(color.getParent()).isEqualTo("global");
+    assertThat(color.getShardIdsList()).containsExactly(1, 2);
+    assertThat(color.getReplicationFactor()).isEqualTo(3);
+    assertThat(color.getSequencerNodeId()).isZero();
+    assertThat(again.getCreated()).isFalse();
+    assertThat(again.getColor()).isEqualTo(color);
+    assertThat(again.getTopologyVersion()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldListColorsAndServeTheTopology() {
+    client.addColor(request("orders", "left", 1, 2));
+
+    List<ColorInfo> colors = client.listColors().getColorsList();
+    assertThat(colors)
+        .extracting(c -> c.getName() + "<" + c.getParent() + ":" + c.getShardIdsCount())
+        .containsExactly("global<:0", "left<global:1", "orders<left:1");
+    assertThat(client.topology()).isEqualTo(controller.topology());
+  }
+
+  @Test
+  void shouldMapEachRuleViolationToATypedErrorAndAStatusWithTheFlexLogCode() throws Exception {
+    client.addColor(request("orders", "global", 1, 3));
+
+    assertThatThrownBy(() -> client.addColor(request("x", "nope", 1, 3)))
+        .isInstanceOf(UnknownColorException.class)
+        .hasMessageContaining("parent color 'nope' does not exist");
+    assertThatThrownBy(() -> client.addColor(request("orders", "global", 2, 3)))
+        .isInstanceOf(ColorExistsException.class)
+        .hasMessageContaining("already exists");
+    assertThatThrownBy(() -> client.addColor(request("x", "global", 1, 4)))
+        .isInstanceOf(NotEnoughNodesException.class)
+        .hasMessageContaining("needs 4 distinct replica nodes");
+    assertThatThrownBy(() -> client.addColor(request("no/slash", "global", 1, 3)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("illegal color name");
+
+    // What a non-Java client sees: a gRPC status and the FlexLog code in the trailers.
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+    try {
+      FlexLogAdminGrpc.FlexLogAdminBlockingStub raw = FlexLogAdminGrpc.newBlockingStub(channel);
+      assertStatus(raw, request("x", "nope", 1, 3), Status.Code.NOT_FOUND, "UNKNOWN_COLOR");
+      assertStatus(
+          raw, request("orders", "left", 1, 3), Status.Code.ALREADY_EXISTS, "COLOR_EXISTS");
+      assertStatus(
+          raw, request("x", "global", 1, 9), Status.Code.FAILED_PRECONDITION, "NOT_ENOUGH_NODES");
+      assertStatus(
+          raw, request("", "global", 1, 3), Status.Code.INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    } finally {
+      channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void assertStatus(
+      FlexLogAdminGrpc.FlexLogAdminBlockingStub raw,
+      AddColorRequest request,
+      Status.Code code,
+      String flexLogCode) {
+    StatusRuntimeException e =
+        catchThrowableOfType(StatusRuntimeException.class, () -> raw.addColor(request));
+    assertThat(e.getStatus().getCode()).isEqualTo(code);
+    assertThat(e.getTrailers().get(AdminErrors.CODE_KEY)).isEqualTo(flexLogCode);
+  }
+
+  @Test
+  void shouldReportAnUnreachableAdminServiceAsAFlexLogError() throws Exception {
+    int port = server.port();
+    server.close();
+    try (AdminClient down = AdminClient.connect("127.0.0.1:" + port, Duration.ofSeconds(2))) {
+      assertThatThrownBy(down::listColors)
+          .isInstanceOf(FlexLogException.class)
+          .hasMessageContaining("admin service at 127.0.0.1:" + port);
+    }
+    server = AdminServer.start("127.0.0.1", 0, controller);
+  }
+
+  @Test
+  void shouldStreamNewVersionsToAWatchingNodeAndWaitForItsAcknowledgement() throws Exception {
+    List<Long> applied = new CopyOnWriteArrayList<>();
+    TopologyWatcher watcher =
+        TopologyWatcher.start(
+            HostPort.parse("admin", server.hostPort()), 10, 1, t -> applied.add(t.version()));
+    resources.add(watcher);
+    awaitWatching(10);
+
+    AddColorResponse response = client.addColor(request("orders", "global", 1, 3));
+
+    // The controller waited for node 10's acknowledgement before answering.
+    assertThat(applied).containsExactly(2L);
+    assertThat(response.getUnacknowledgedNodeIdsList()).doesNotContain(10).contains(11, 12);
+    assertThat(watcher.appliedVersion()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldCatchUpAfterTheAdminServiceRestarts() throws Exception {
+    List<Long> applied = new CopyOnWriteArrayList<>();
+    TopologyWatcher watcher =
+        TopologyWatcher.start(
+            HostPort.parse("admin", server.hostPort()), 11, 1, t -> applied.add(t.version()));
+    resources.add(watcher);
+    awaitWatching(11);
+    int port = server.port();
+    server.close();
+
+    controller.addColor(spec("a"));
+    controller.addColor(spec("b"));
+    server = AdminServer.start("127.0.0.1", port, controller);
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (watcher.appliedVersion() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    // It asked for versions newer than the one it had and got the latest one.
+    assertThat(applied).containsExactly(3L);
+  }
+
+  private static ColorSpec spec(String name) {
+    return new ColorSpec(name, "global", 1, 3, null);
+  }
+
+  // The watch is registered once the stream reached the server.
+  private void awaitWatching(int nodeId) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (controller.watchCount(nodeId) == 0) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("node " + nodeId + " did not start watching");
+      }
+      Thread.sleep(10);
+    }
+  }
+}
