@@ -48,9 +48,9 @@ public interface LogStorage extends AutoCloseable {
 
   /**
    * A read-only view of the entry's payload for immediate use by the owner thread: it is valid
-   * until the owner's next call to {@link #flush()}, {@link #trim} or {@link #appendPending} (which
-   * may reclaim or reuse the space behind it). The caller must not release it. To hand a payload to
-   * a socket, use {@link #retainedPayload}.
+   * until the next call on this storage (which may evict, reclaim or reuse the memory behind it).
+   * The caller must not release it. To hand a payload to a socket, use {@link #retainedPayload}
+   * (retaining the view before the next call, e.g. {@code retainedDuplicate()}, is equivalent).
    */
   ByteBuf payload(long address);
 

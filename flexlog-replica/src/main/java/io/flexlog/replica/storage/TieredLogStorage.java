@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -32,9 +33,9 @@ import org.slf4j.LoggerFactory;
  *       change, whichever tier holds the entry.
  *   <li><b>Tiering</b>: when PM use passes {@code pm.high-watermark} of its capacity, the oldest
  *       sealed chunks without pending entries (a contiguous range of chunk sequences, up to {@code
- *       segment.bytes}) are copied into one segment file; after that file and its directory are
- *       fsync'ed the chunks are freed. A pending entry stops tiering at its chunk until it is
- *       committed.
+ *       segment.bytes} and to half the PM space above the watermark, at least one chunk) are copied
+ *       into one segment file; after that file and its directory are fsync'ed the chunks are freed.
+ *       A pending entry stops tiering at its chunk until it is committed.
  *   <li><b>Trim</b> persists the trim point in PM, frees PM chunks whose entries are all dead and
  *       deletes segments whose entries are all dead.
  *   <li><b>Recovery</b> rebuilds from SSD, then PM; {@link SegmentStore} says which tier is
@@ -46,10 +47,11 @@ import org.slf4j.LoggerFactory;
  * background tiering thread, which only reads chunks the owner handed it (the owner neither writes
  * nor frees them meanwhile) and touches no other state. It hands its result back through a queue;
  * the owner applies it (installs the segment, frees the PM chunks) in its next {@link #flush()},
- * {@link #trim} or an {@link #appendPending} that finds PM full. So the owner never waits for SSD
- * I/O, and an idle owner only delays freeing PM, never a read (the chunks stay readable in PM until
- * then). Segment deletions after a trim also run on the tiering thread. One segment is written at a
- * time.
+ * {@link #trim} or an {@link #appendPending} that finds PM full, or, when the owner registered its
+ * executor with {@link #wakeOwnerWith}, in a task the tiering thread posts to it (which then starts
+ * the next segment if PM is still above its watermark, so an idle owner catches up too). So the
+ * owner never waits for SSD I/O, and until it applies a result the chunks stay readable in PM.
+ * Segment deletions after a trim also run on the tiering thread. One segment is written at a time.
  */
 public final class TieredLogStorage implements LogStorage {
   private static final Logger LOG = LoggerFactory.getLogger(TieredLogStorage.class);
@@ -67,6 +69,8 @@ public final class TieredLogStorage implements LogStorage {
   private final LongSupplier nanoClock;
   private final SegmentWriter writer = new SegmentWriter();
   private final Queue<TieringResult> finished = new ConcurrentLinkedQueue<>();
+  private final Runnable ownerCatchUp = this::catchUp;
+  private volatile Executor ownerWakeup;
 
   private final int[] tieringChunks;
   private int tieringCount;
@@ -89,7 +93,12 @@ public final class TieredLogStorage implements LogStorage {
     this.segments = new SegmentStore(config.segmentDir());
     this.metrics = new TierMetrics(registry, tags);
     this.highWatermarkBytes = (long) (config.pmHighWatermark() * pm.capacityBytes());
-    this.segmentBytes = config.segmentBytes();
+    // A segment is freed as a whole once written: keep it within half the room above the watermark
+    // so that, while it is written, appends still find space (a small PM tiers chunk by chunk).
+    this.segmentBytes =
+        Math.min(
+            config.segmentBytes(),
+            Math.max(log.chunkSize(), (pm.capacityBytes() - highWatermarkBytes) / 2));
     this.tieringThread = tieringThread;
     this.ownedTieringThread = ownedTieringThread;
     this.nanoClock = nanoClock;
@@ -255,6 +264,26 @@ public final class TieredLogStorage implements LogStorage {
 
   // ---------------------------------------------------------------- tiering
 
+  /**
+   * Has the tiering thread post the application of each finished segment to {@code ownerExecutor}
+   * (the owner's event loop), so PM is freed and tiering continues without waiting for the owner's
+   * next flush. Call from the owner thread, e.g. when the event loop that will own the storage is
+   * created.
+   */
+  public void wakeOwnerWith(Executor ownerExecutor) {
+    this.ownerWakeup = ownerExecutor;
+  }
+
+  /** Owner thread, posted by the tiering thread: apply what finished, go on if still above. */
+  private void catchUp() {
+    if (closed) {
+      return;
+    }
+    applyFinishedTiering();
+    startTieringIfNeeded();
+    publishMetrics();
+  }
+
   /** Starts copying the oldest chunks to a segment when PM is above its high watermark. */
   private void startTieringIfNeeded() {
     if (tieringCount > 0
@@ -299,6 +328,14 @@ public final class TieredLogStorage implements LogStorage {
       finished.add(new TieringResult(segment, bytes, null));
     } catch (RuntimeException | Error e) {
       finished.add(new TieringResult(null, 0, e));
+    }
+    Executor owner = ownerWakeup;
+    if (owner != null) {
+      try {
+        owner.execute(ownerCatchUp);
+      } catch (RejectedExecutionException e) {
+        // The owner is shutting down: the result is applied at its next flush, or recovered.
+      }
     }
   }
 

@@ -19,8 +19,9 @@ import java.nio.file.Path;
  *     #DEFAULT_PM_HIGH_WATERMARK}.
  * @param segmentDir {@value #SEGMENT_DIR}: where segment files live (created if missing).
  * @param segmentBytes {@value #SEGMENT_BYTES}: the target size of one segment: it holds as many of
- *     the oldest whole PM chunks as fit (at least one). Between 64 KiB and 1 GiB. Default {@value
- *     #DEFAULT_SEGMENT_BYTES}.
+ *     the oldest whole PM chunks as fit (at least one), and no more than half the PM space above
+ *     the watermark, so that a small PM tiers in small steps. Between 64 KiB and 1 GiB. Default
+ *     {@value #DEFAULT_SEGMENT_BYTES}.
  */
 public record TieredStorageConfig(
     long cacheBytes, double pmHighWatermark, Path segmentDir, long segmentBytes) {

@@ -378,6 +378,32 @@ abstract class TieredLogStorageTest {
     assertReadable(0, written);
   }
 
+  @Test
+  void shouldApplyAFinishedSegmentOnTheOwnersExecutorWhenIdle() throws Exception {
+    openManual();
+    ManualExecutor ownerLoop = new ManualExecutor();
+    storage.wakeOwnerWith(ownerLoop);
+    Entry.recoverAll(storage);
+    writeUntilUsedAbove(0.6);
+    long used = storage.usedBytes();
+
+    tieringThread.runAll();
+    assertThat(ownerLoop.pending()).isEqualTo(1);
+    ownerLoop.runAll(); // no flush: the owner is idle
+
+    assertThat(storage.segmentCount()).isPositive();
+    assertThat(storage.usedBytes()).isLessThan(used);
+    assertThat(gauge(TierMetrics.SSD_SEGMENTS)).isEqualTo(storage.segmentCount());
+    // Still above the watermark: the catch-up started the next segment by itself.
+    while (storage.isTiering()) {
+      tieringThread.runAll();
+      ownerLoop.runAll();
+    }
+    assertThat(storage.usedBytes())
+        .isLessThanOrEqualTo((long) (WATERMARK * storage.capacityBytes()));
+    assertReadable(0, written);
+  }
+
   // ---------------------------------------------------------------- crashes during tiering
 
   @Test

@@ -7,6 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.server.Nodes;
 import io.flexlog.server.config.ClusterFile;
@@ -27,9 +28,24 @@ public final class DevCluster implements AutoCloseable {
   public static final String HOST = "127.0.0.1";
   public static final int REPLICAS = 3;
 
-  /** What differs between dev clusters. */
+  /**
+   * What differs between dev clusters.
+   *
+   * @param pmBytes each replica's PM log capacity
+   * @param cacheBytes each replica's off-heap cache budget, 0 for none
+   */
   public record Options(
-      Path dataDir, int port, String engine, DurabilityMode durability, long pmBytes) {}
+      Path dataDir,
+      int port,
+      String engine,
+      DurabilityMode durability,
+      long pmBytes,
+      long cacheBytes) {
+    /** Options with the default cache budget. */
+    public Options(Path dataDir, int port, String engine, DurabilityMode durability, long pmBytes) {
+      this(dataDir, port, engine, durability, pmBytes, TieredStorageConfig.DEFAULT_CACHE_BYTES);
+    }
+  }
 
   private final Topology topology;
   private final SequencerNode sequencer;
@@ -88,14 +104,15 @@ public final class DevCluster implements AutoCloseable {
 
   private static NodeSettings settings(Options options, int nodeId, Path dir) {
     return new NodeSettings(
-        nodeId,
-        dir,
-        options.engine(),
-        options.durability(),
-        options.pmBytes(),
-        ClusterFile.defaultChunk(options.pmBytes()),
-        ReplicaLimits.DEFAULT_READ_HOLD,
-        0);
+            nodeId,
+            dir,
+            options.engine(),
+            options.durability(),
+            options.pmBytes(),
+            ClusterFile.defaultChunk(options.pmBytes()),
+            ReplicaLimits.DEFAULT_READ_HOLD,
+            0)
+        .withCacheBytes(options.cacheBytes());
   }
 
   private void awaitConnected(Duration timeout) throws InterruptedException {
