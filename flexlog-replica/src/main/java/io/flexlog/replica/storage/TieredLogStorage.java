@@ -74,6 +74,7 @@ public final class TieredLogStorage implements LogStorage {
 
   private final int[] tieringChunks;
   private int tieringCount;
+  private boolean retryAfterFailure;
   private long retryAfterNs;
   // Volatile: the tiering thread checks it before it touches PM (relevant for injected executors;
   // close() waits for its own tiering thread).
@@ -119,7 +120,7 @@ public final class TieredLogStorage implements LogStorage {
     ExecutorService thread =
         Executors.newSingleThreadExecutor(
             task -> {
-              Thread t = new Thread(task, "flexlog-tiering-" + config.segmentDir().getFileName());
+              Thread t = new Thread(task, "flexlog-tiering " + config.segmentDir());
               t.setDaemon(true);
               return t;
             });
@@ -162,7 +163,7 @@ public final class TieredLogStorage implements LogStorage {
       applyFinishedTiering();
       address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
       if (address == NO_SPACE) {
-        startTieringIfNeeded();
+        startTiering(true); // full: whatever the watermark says
         return NO_SPACE;
       }
     }
@@ -286,12 +287,21 @@ public final class TieredLogStorage implements LogStorage {
 
   /** Starts copying the oldest chunks to a segment when PM is above its high watermark. */
   private void startTieringIfNeeded() {
+    startTiering(false);
+  }
+
+  /**
+   * Starts copying the oldest chunks to a segment, if none is being written and PM is above its
+   * high watermark or {@code full}, and not within a second of a failed attempt.
+   */
+  private void startTiering(boolean full) {
     if (tieringCount > 0
         || closed
-        || pm.usedBytes() <= highWatermarkBytes
-        || nanoClock.getAsLong() - retryAfterNs < 0) {
+        || (!full && pm.usedBytes() <= highWatermarkBytes)
+        || (retryAfterFailure && nanoClock.getAsLong() - retryAfterNs < 0)) {
       return;
     }
+    retryAfterFailure = false;
     int count = log.beginTiering(segmentBytes, tieringChunks);
     if (count == 0) {
       return; // the oldest chunk is the open one or still has a pending entry
@@ -351,6 +361,7 @@ public final class TieredLogStorage implements LogStorage {
         deleteTrimmedSegments();
       } else {
         log.finishTiering(tieringChunks, tieringCount, false);
+        retryAfterFailure = true;
         retryAfterNs = nanoClock.getAsLong() + RETRY_AFTER_FAILURE_NS;
         LOG.error(
             "tiering to {} failed, PM keeps the chunks and retries in 1 s",

@@ -404,6 +404,29 @@ abstract class TieredLogStorageTest {
     assertReadable(0, written);
   }
 
+  @Test
+  void shouldTierWhenPmIsFullEvenWithAWatermarkOfOne() {
+    storage =
+        TieredLogStorage.open(
+            openPm(dir.resolve("pm")),
+            config().withPmHighWatermark(1.0),
+            registry,
+            Tags.of("node", "1"),
+            tieringThread,
+            () -> clockNs[0]);
+    Entry.recoverAll(storage);
+    while (tryWriteOne()) {
+      assertThat(tieringThread.pending()).as("no tiering below a watermark of 1").isZero();
+    }
+    assertThat(tieringThread.pending()).as("a full PM starts tiering").isEqualTo(1);
+
+    tieringThread.runAll();
+
+    assertThat(tryWriteOne()).as("the append after the segment is written").isTrue();
+    assertThat(storage.segmentCount()).isEqualTo(1);
+    assertReadable(0, written);
+  }
+
   // ---------------------------------------------------------------- crashes during tiering
 
   @Test
