@@ -8,11 +8,14 @@ import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LlplLogStorage;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerConfig;
 import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.server.config.DataSize;
 import io.flexlog.server.config.NodeSettings;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
 
@@ -47,7 +50,7 @@ public final class Nodes {
       PrintStream banner)
       throws InterruptedException {
     NodeAddress self = topology.node(settings.nodeId());
-    LogStorage storage = openStorage(settings, banner);
+    LogStorage storage = openStorage(settings, registry, banner);
     ReplicaNode node;
     try {
       node =
@@ -69,11 +72,19 @@ public final class Nodes {
     return node;
   }
 
-  /**
-   * Opens the replica's log. {@code auto} picks llpl where libpmemobj loads and the durability mode
-   * can be honoured in this process, else the mapped-file engine, saying why in one line.
-   */
+  /** As {@link #openStorage(NodeSettings, MeterRegistry, PrintStream)}, with private meters. */
   public static LogStorage openStorage(NodeSettings settings, PrintStream banner) {
+    return openStorage(settings, new SimpleMeterRegistry(), banner);
+  }
+
+  /**
+   * Opens the replica's storage: the PM log (engine {@code auto} picks llpl where libpmemobj loads
+   * and the durability mode can be honoured in this process, else the mapped-file engine, saying
+   * why in one line) inside the tiered engine (off-heap cache, SSD segments), with its meters
+   * tagged by node id. Prints one line naming the engine, durability and tier sizes.
+   */
+  public static LogStorage openStorage(
+      NodeSettings settings, MeterRegistry registry, PrintStream banner) {
     String engine = settings.engine();
     if (NodeSettings.AUTO.equals(engine)) {
       engine = StorageEngines.defaultEngine();
@@ -88,21 +99,30 @@ public final class Nodes {
                 + "=1 in the environment (bin/flexlog sets it)");
       }
     }
+    TieredStorageConfig tiers = settings.tieredStorage();
     LogStorage storage =
-        StorageEngines.open(
+        StorageEngines.openTiered(
             engine,
             settings.dataDir(),
             settings.pmBytes(),
             settings.chunkBytes(),
-            settings.durability());
+            settings.durability(),
+            tiers,
+            registry,
+            Tags.of("node", Integer.toString(settings.nodeId())));
     banner.printf(
-        "replica %d storage: engine=%s durability=%s pm-bytes=%s chunk-bytes=%s data=%s%n",
+        "replica %d storage: engine=%s durability=%s pm-bytes=%s chunk-bytes=%s cache-bytes=%s"
+            + " pm-high-watermark=%s segment-bytes=%s data=%s segments=%s%n",
         settings.nodeId(),
         storage.engineName(),
         storage.durability().configName(),
         DataSize.format(settings.pmBytes()),
         DataSize.format(settings.chunkBytes()),
-        settings.dataDir().toAbsolutePath());
+        DataSize.format(tiers.cacheBytes()),
+        tiers.pmHighWatermark(),
+        DataSize.format(tiers.segmentBytes()),
+        settings.dataDir().toAbsolutePath(),
+        tiers.segmentDir().toAbsolutePath());
     return storage;
   }
 

@@ -161,4 +161,68 @@ class DevClusterTest {
       assertThat(next).isGreaterThan(sns.get(sns.size() - 1));
     }
   }
+
+  private static byte[] record(int i) {
+    byte[] bytes = new byte[32 * 1024];
+    for (int j = 0; j < bytes.length; j++) {
+      bytes[j] = (byte) (i * 31 + j * 7);
+    }
+    return bytes;
+  }
+
+  /** Waits until no replica's PM is nearly full: the test writes no faster than tiering moves. */
+  private static void awaitPmHeadroom(SimpleMeterRegistry registry) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    for (int node = 1; node <= DevCluster.REPLICAS; node++) {
+      String id = Integer.toString(node);
+      while (registry.get("flexlog.storage.pm.used.bytes").tag("node", id).gauge().value()
+          > 0.85
+              * registry.get("flexlog.storage.pm.capacity.bytes").tag("node", id).gauge().value()) {
+        assertThat(System.nanoTime())
+            .as("PM of replica %s freed by tiering", id)
+            .isLessThan(deadline);
+        Thread.sleep(5);
+      }
+    }
+  }
+
+  @Test
+  void shouldMoveOldRecordsToSsdSegmentsAndReadThemBackAcrossRestart() throws Exception {
+    port = FreePorts.consecutive(4);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    DevCluster.Options options =
+        new DevCluster.Options(
+            data, port, StorageEngines.MAPPED, DurabilityMode.PROCESS, 8L << 20, 1L << 20);
+    cluster = DevCluster.start(options, registry, new PrintStream(new ByteArrayOutputStream()));
+    int records = 600; // 19 MiB through 8 MiB of PM and 1 MiB of cache per replica
+    List<Long> sns = new ArrayList<>();
+    try (FlexLog log = client()) {
+      for (int i = 0; i < records; i++) {
+        awaitPmHeadroom(registry);
+        sns.add(log.append("global", record(i)));
+      }
+      for (int i = 0; i < records; i++) {
+        assertThat(log.read("global", sns.get(i)).orElseThrow().payload())
+            .as("record %d", i)
+            .isEqualTo(record(i));
+      }
+    }
+    assertThat(registry.get("flexlog.storage.tiering.moves").tag("node", "1").counter().count())
+        .isPositive();
+    try (var files = java.nio.file.Files.list(data.resolve("replica-1").resolve("segments"))) {
+      assertThat(files.filter(f -> f.toString().endsWith(".seg")).count()).isPositive();
+    }
+
+    cluster.close();
+    cluster =
+        DevCluster.start(
+            options, new SimpleMeterRegistry(), new PrintStream(new ByteArrayOutputStream()));
+    try (FlexLog log = client()) {
+      for (int i = 0; i < records; i += 7) {
+        assertThat(log.read("global", sns.get(i)).orElseThrow().payload())
+            .as("record %d after restart", i)
+            .isEqualTo(record(i));
+      }
+    }
+  }
 }

@@ -9,6 +9,7 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.TieredLogStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -83,6 +84,9 @@ public final class ReplicaNode implements AutoCloseable {
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
     this.clients = new DefaultChannelGroup("replica-" + config.nodeId() + "-clients", loop);
+    if (storage instanceof TieredLogStorage tiered) {
+      tiered.wakeOwnerWith(loop); // finished SSD segments are applied on this loop
+    }
     this.engine =
         new ReplicationEngine(
             config.nodeId(), topology, storage, config.limits(), new Gateway(), loop, registry);

@@ -82,14 +82,10 @@ final class RecordBatchWriter {
   }
 
   /**
-   * A view of the entry's payload that the channel releases once written.
-   *
-   * <p>MERGE(storage): the one call site to switch to {@code storage.retainedPayload(address)} when
-   * {@code LogStorage} has it. Until then retaining a duplicate of the view is sound because
-   * payload views stay valid while the storage is open (nothing moves or is reclaimed in this
-   * version), and the replica closes its channels before its storage.
+   * A view of the entry's payload that the channel releases once written; it stays valid through
+   * cache eviction, tiering and chunk reuse (see {@link LogStorage#retainedPayload}).
    */
   private ByteBuf retainedPayload(long address) {
-    return storage.payload(address).retainedDuplicate();
+    return storage.retainedPayload(address);
   }
 }

@@ -638,7 +638,7 @@ public final class ReplicationEngine {
   private void writeFound(
       Channel channel, long requestId, int colorId, long sn, long address, long bound) {
     readsFound.increment();
-    ByteBuf payload = storage.payload(address);
+    ByteBuf payload = storage.retainedPayload(address); // released by Netty after the write
     channel.write(
         ReadResponseDescriptor.encodeHeader(
             channel.alloc(),
@@ -649,7 +649,7 @@ public final class ReplicationEngine {
             bound,
             payload.readableBytes()),
         channel.voidPromise());
-    channel.write(payload.retainedDuplicate(), channel.voidPromise());
+    channel.write(payload, channel.voidPromise());
     touch(channel);
     scheduleEndOfTurn();
   }

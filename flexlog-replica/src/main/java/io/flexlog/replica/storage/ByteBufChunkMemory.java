@@ -2,6 +2,7 @@ package io.flexlog.replica.storage;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
@@ -9,6 +10,7 @@ import java.util.zip.CRC32C;
  * llpl's PM mapping): payloads go in with one copy and come out as views without a copy.
  */
 final class ByteBufChunkMemory implements ChunkMemory {
+  private final ByteBuffer memory;
   private final ByteBuf view;
   // A private duplicate whose position and limit are moved for CRC updates: no allocation per call.
   private final ByteBuffer crcWindow;
@@ -22,6 +24,8 @@ final class ByteBufChunkMemory implements ChunkMemory {
     if (!memory.isDirect()) {
       throw new IllegalArgumentException("chunk memory must be direct");
     }
+    this.memory = memory;
+    // Never released: the base reference keeps refCnt() >= 1, retained views add to it.
     this.view = io.netty.buffer.Unpooled.wrappedBuffer(memory.duplicate());
     this.crcWindow = memory.duplicate();
     this.flusher = flusher;
@@ -66,6 +70,24 @@ final class ByteBufChunkMemory implements ChunkMemory {
   @Override
   public ByteBuf readOnlyView(int offset, int length) {
     return view.slice(offset, length).asReadOnly();
+  }
+
+  @Override
+  public ByteBuf retainedView(int offset, int length) {
+    return view.retainedSlice(offset, length).asReadOnly();
+  }
+
+  @Override
+  public boolean hasRetainedViews() {
+    return view.refCnt() > 1;
+  }
+
+  @Override
+  public ByteBuffer readBuffer(int length) {
+    // asReadOnlyBuffer reads the shared buffer's fields only, never its position: safe from any
+    // thread.
+    ByteBuffer buffer = memory.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+    return buffer.limit(length);
   }
 
   @Override

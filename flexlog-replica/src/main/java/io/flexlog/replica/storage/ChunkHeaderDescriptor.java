@@ -20,16 +20,22 @@ import java.nio.charset.StandardCharsets;
  *  |                       chunk size (int64)                      |
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |             chunk sequence (int64, 0 = never written)         |
+ *  |   chunk sequence (int64: > 0 live, 0 never used, < 0 freed)   |
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                     reserved, zero (32 bytes)                 |
  * </pre>
  *
- * <p>The chunk sequence is assigned when the writer opens the chunk and is made durable before the
- * first entry is written into it, so recovery can order chunks and knows that a chunk with sequence
- * 0 holds no entries (it is all zeros after the header). A chunk that is freed later (trim or
- * tiering) must be zeroed before its sequence is reset to 0.
+ * <p>The chunk sequence is assigned when the writer opens the chunk (one more than any sequence
+ * this log ever used) and is made durable before the first entry is written into it, so recovery
+ * can order chunks and knows that a chunk with a sequence {@code <= 0} holds no live entries. The
+ * sequence is the high half of every entry address in the chunk ({@code sequence << 32 | offset}),
+ * so addresses only ever increase and are never reused.
+ *
+ * <p>A chunk whose entries are all dead (trimmed) or moved to the SSD tier is freed by storing the
+ * negated sequence, one aligned 8-byte store: the chunk is free, and recovery still learns the
+ * highest sequence ever used. A freed chunk is not zeroed: when it is reused, its stale entries
+ * fail their CRC, which covers the chunk sequence ({@link PmEntryDescriptor}).
  */
 public final class ChunkHeaderDescriptor {
   public static final int MAGIC_OFFSET = 0;
@@ -45,7 +51,7 @@ public final class ChunkHeaderDescriptor {
   /** "FLXLCHNK" read as a little-endian int64. */
   public static final long MAGIC = magic("FLXLCHNK");
 
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   /** Smallest chunk: a header and one entry with a small payload. */
   public static final int MIN_CHUNK_SIZE = 4096;

@@ -4,8 +4,11 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * What both engines share: the {@link LogStorage} contract implemented by a {@link ChunkLog} over
- * the engine's chunks. Subclasses open the chunks, say how a range is made durable, and release
- * their resources on {@link #close()}.
+ * the engine's chunks and a {@link TrimTable}. Subclasses open the chunks and the trim table, say
+ * how a range is made durable, and release their resources on {@link #close()}.
+ *
+ * <p>{@link #retainedPayload} returns a view of the chunk (no copy) that keeps the chunk from being
+ * reused until it is released.
  */
 abstract class ChunkedLogStorage implements LogStorage {
   /** Chunk counts are bounded so chunk indexes fit the recovery sort key (see ChunkLog). */
@@ -26,6 +29,16 @@ abstract class ChunkedLogStorage implements LogStorage {
 
   /** The chunk memory, for engine-level tests that fabricate torn states. */
   abstract ChunkMemory chunk(int index);
+
+  /** The chunk memory that holds {@code address}, for engine-level tests. */
+  final ChunkMemory chunkOf(long address) {
+    return chunk(open().chunkIndexOf(address));
+  }
+
+  /** The shared log logic, for the tiered engine that moves its chunks to SSD. */
+  final ChunkLog chunkLog() {
+    return open();
+  }
 
   /** Bytes of one chunk available to its header and entries. */
   final int chunkSize() {
@@ -60,6 +73,21 @@ abstract class ChunkedLogStorage implements LogStorage {
   @Override
   public final ByteBuf payload(long address) {
     return open().payload(address);
+  }
+
+  @Override
+  public final ByteBuf retainedPayload(long address) {
+    return open().retainedPayload(address);
+  }
+
+  @Override
+  public final void trim(int colorId, long sn) {
+    open().trim(colorId, sn);
+  }
+
+  @Override
+  public final long trimPoint(int colorId) {
+    return open().trimPoint(colorId);
   }
 
   @Override

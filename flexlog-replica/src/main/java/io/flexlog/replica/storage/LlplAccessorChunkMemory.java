@@ -3,6 +3,7 @@ package io.flexlog.replica.storage;
 import com.intel.pmem.llpl.MemoryBlock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
@@ -17,13 +18,20 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
   private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN;
 
   private final MemoryBlock block;
+  private final long base;
   private final int size;
   private final RangeFlusher flusher;
   // Grows to the largest payload seen; owned by the single writer thread.
   private byte[] scratch = new byte[4096];
 
   LlplAccessorChunkMemory(MemoryBlock block, int size, RangeFlusher flusher) {
+    this(block, 0, size, flusher);
+  }
+
+  /** A region of {@code size} bytes starting {@code base} bytes into the block. */
+  LlplAccessorChunkMemory(MemoryBlock block, long base, int size, RangeFlusher flusher) {
     this.block = block;
+    this.base = base;
     this.size = size;
     this.flusher = flusher;
   }
@@ -35,24 +43,24 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
 
   @Override
   public int getInt(int offset) {
-    int value = block.getInt(offset);
+    int value = block.getInt(base + offset);
     return SWAP ? Integer.reverseBytes(value) : value;
   }
 
   @Override
   public long getLong(int offset) {
-    long value = block.getLong(offset);
+    long value = block.getLong(base + offset);
     return SWAP ? Long.reverseBytes(value) : value;
   }
 
   @Override
   public void putInt(int offset, int value) {
-    block.setInt(offset, SWAP ? Integer.reverseBytes(value) : value);
+    block.setInt(base + offset, SWAP ? Integer.reverseBytes(value) : value);
   }
 
   @Override
   public void putLong(int offset, long value) {
-    block.setLong(offset, SWAP ? Long.reverseBytes(value) : value);
+    block.setLong(base + offset, SWAP ? Long.reverseBytes(value) : value);
   }
 
   @Override
@@ -62,7 +70,7 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
     }
     byte[] bytes = scratch(length);
     src.getBytes(srcIndex, bytes, 0, length);
-    block.copyFromArray(bytes, 0, offset, length);
+    block.copyFromArray(bytes, 0, base + offset, length);
   }
 
   @Override
@@ -71,7 +79,7 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
       return;
     }
     byte[] bytes = scratch(length);
-    block.copyToArray(offset, bytes, 0, length);
+    block.copyToArray(base + offset, bytes, 0, length);
     crc.update(bytes, 0, length);
   }
 
@@ -79,14 +87,34 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
   public ByteBuf readOnlyView(int offset, int length) {
     byte[] copy = new byte[length];
     if (length > 0) {
-      block.copyToArray(offset, copy, 0, length);
+      block.copyToArray(base + offset, copy, 0, length);
     }
     return Unpooled.wrappedBuffer(copy).asReadOnly();
   }
 
   @Override
+  public ByteBuf retainedView(int offset, int length) {
+    return readOnlyView(offset, length); // a copy: the caller's release frees it
+  }
+
+  @Override
+  public boolean hasRetainedViews() {
+    return false; // views are copies
+  }
+
+  @Override
+  public ByteBuffer readBuffer(int length) {
+    // The accessors' scratch array belongs to the owner thread: copy through a private array.
+    byte[] copy = new byte[length];
+    if (length > 0) {
+      block.copyToArray(base, copy, 0, length);
+    }
+    return ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  @Override
   public void zero(int offset, int length) {
-    block.setMemory((byte) 0, offset, length);
+    block.setMemory((byte) 0, base + offset, length);
   }
 
   @Override

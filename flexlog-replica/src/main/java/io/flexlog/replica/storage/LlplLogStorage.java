@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Log storage in persistent memory through llpl ({@code com.intel.pmem:llpl}, which needs
- * libpmemobj). One heap file {@code <dir>/pm.heap}; its root block is the chunk table ({@link
- * ChunkTableDescriptor}); every chunk is one {@link MemoryBlock} allocated when the heap is
- * created, so appends never allocate from llpl.
+ * libpmemobj). One heap file {@code <dir>/pm.heap}; its root block is the chunk table followed by
+ * the trim table ({@link ChunkTableDescriptor}); every chunk is one {@link MemoryBlock} allocated
+ * when the heap is created, so appends never allocate from llpl, and chunks are reused, never freed
+ * to llpl.
  *
  * <p>Payload copy: the raw address of each chunk is read once from llpl (a package-private method,
  * reached by reflection: FlexLog runs on the class path, so {@code setAccessible} works) and
@@ -76,6 +77,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
       DurabilityMode mode,
       String heapFile,
       Heap heap,
+      MemoryBlock table,
       MemoryBlock[] blocks,
       int chunkBytes,
       boolean fresh,
@@ -90,11 +92,12 @@ public final class LlplLogStorage extends ChunkedLogStorage {
           "llpl chunks without direct views ({}): payloads are copied through arrays",
           DirectAddress.REASON != null ? DirectAddress.REASON : NativeMemory.unavailableReason());
     }
-    MappedByteBuffer[] syncRegions =
-        mode == DurabilityMode.FSYNC ? mapForMsync(heapFile, blocks, chunkBytes) : null;
+    boolean msync = mode == DurabilityMode.FSYNC;
     for (int i = 0; i < blocks.length; i++) {
       MemoryBlock block = blocks[i];
-      RangeFlusher flusher = syncRegions != null ? syncRegions[i]::force : block::flush;
+      MappedByteBuffer syncRegion =
+          msync ? mapForMsync(heapFile, DirectAddress.fileOffset(block), chunkBytes) : null;
+      RangeFlusher flusher = syncRegion != null ? syncRegion::force : block::flush;
       chunks[i] =
           direct
               ? new ByteBufChunkMemory(
@@ -103,8 +106,8 @@ public final class LlplLogStorage extends ChunkedLogStorage {
       if (fresh) {
         ChunkLog.format(chunks[i], i, chunkBytes);
       }
-      if (syncRegions != null
-          && syncRegions[i].getLong(0) != Long.reverseBytes(ChunkHeaderDescriptor.MAGIC)) {
+      if (syncRegion != null
+          && syncRegion.getLong(0) != Long.reverseBytes(ChunkHeaderDescriptor.MAGIC)) {
         closeHeap(heap);
         throw new StorageException(
             "cannot locate chunk "
@@ -114,31 +117,48 @@ public final class LlplLogStorage extends ChunkedLogStorage {
                 + " to msync it: fsync durability is unavailable for this heap");
       }
     }
-    int gap = syncRegions != null ? PAGE_COALESCE_GAP_BYTES : CACHE_LINE_COALESCE_GAP_BYTES;
-    attach(new ChunkLog(chunks, chunkBytes, gap, fresh));
+    ChunkMemory trimRegion = trimRegion(heapFile, table, direct, msync);
+    if (fresh) {
+      TrimTable.format(trimRegion);
+    }
+    TrimTable trims = TrimTable.open(trimRegion, "trim table of " + heapFile);
+    int gap = msync ? PAGE_COALESCE_GAP_BYTES : CACHE_LINE_COALESCE_GAP_BYTES;
+    attach(new ChunkLog(chunks, chunkBytes, gap, fresh, trims));
+  }
+
+  /** The trim table inside the root block, flushed like the chunks. */
+  private static ChunkMemory trimRegion(
+      String heapFile, MemoryBlock table, boolean direct, boolean msync) {
+    long offset = table.getLong(ChunkTableDescriptor.TRIM_TABLE_OFFSET_OFFSET);
+    int length = TrimTableDescriptor.LENGTH;
+    RangeFlusher flusher;
+    if (msync) {
+      MappedByteBuffer region =
+          mapForMsync(heapFile, DirectAddress.fileOffset(table) + offset, length);
+      flusher = region::force;
+    } else {
+      flusher = (at, bytes) -> table.flush(offset + at, bytes);
+    }
+    return direct
+        ? new ByteBufChunkMemory(
+            NativeMemory.wrap(DirectAddress.of(table) + offset, length), flusher)
+        : new LlplAccessorChunkMemory(table, offset, length, flusher);
   }
 
   /**
-   * Maps each chunk's range of the heap file a second time, for {@code fsync}. Why: llpl's {@code
-   * flush} is libpmem's {@code pmem_persist}, a CPU cache flush that never calls {@code msync}, so
-   * on a plain file it would give only process durability. {@code msync} of another shared mapping
-   * of the same file range writes back the same page-cache pages. A chunk's file offset is its llpl
-   * handle (the offset in the pool, which starts the file) plus llpl's block metadata.
+   * Maps a range of the heap file a second time, for {@code fsync}. Why: llpl's {@code flush} is
+   * libpmem's {@code pmem_persist}, a CPU cache flush that never calls {@code msync}, so on a plain
+   * file it would give only process durability. {@code msync} of another shared mapping of the same
+   * file range writes back the same page-cache pages. A block's file offset is its llpl handle (the
+   * offset in the pool, which starts the file) plus llpl's block metadata.
    */
-  private static MappedByteBuffer[] mapForMsync(
-      String heapFile, MemoryBlock[] blocks, int chunkBytes) {
-    MappedByteBuffer[] regions = new MappedByteBuffer[blocks.length];
+  private static MappedByteBuffer mapForMsync(String heapFile, long fileOffset, int length) {
     try (FileChannel channel =
         FileChannel.open(Path.of(heapFile), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-      for (int i = 0; i < blocks.length; i++) {
-        regions[i] =
-            channel.map(
-                FileChannel.MapMode.READ_WRITE, DirectAddress.fileOffset(blocks[i]), chunkBytes);
-      }
+      return channel.map(FileChannel.MapMode.READ_WRITE, fileOffset, length);
     } catch (IOException e) {
       throw new StorageException("cannot map " + heapFile + " for msync: " + e.getMessage(), e);
     }
-    return regions;
   }
 
   /** True when libpmemobj and llpl's native library load on this machine. */
@@ -287,7 +307,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
     // allocation made first, or last in a full heap, fails or costs several chunks.
     MemoryBlock table =
         heap.allocateMemoryBlock(
-            Math.max(TABLE_MIN_BYTES, ChunkTableDescriptor.tableLength(wanted)), false);
+            Math.max(TABLE_MIN_BYTES, ChunkTableDescriptor.blockLength(wanted)), false);
     MemoryBlock[] blocks = new MemoryBlock[wanted];
     int count = 0;
     try {
@@ -308,18 +328,21 @@ public final class LlplLogStorage extends ChunkedLogStorage {
               + " bytes after llpl's metadata; raise the capacity or lower the chunk size");
     }
     MemoryBlock[] chunks = java.util.Arrays.copyOf(blocks, count);
-    LlplLogStorage storage =
-        new LlplLogStorage(
-            mode, path, heap, chunks, usableChunkBytes(chunkBytes), true, directViews);
     table.setLong(ChunkTableDescriptor.MAGIC_OFFSET, ChunkTableDescriptor.MAGIC);
     table.setInt(ChunkTableDescriptor.VERSION_OFFSET, ChunkTableDescriptor.VERSION);
     table.setInt(ChunkTableDescriptor.CHUNK_COUNT_OFFSET, count);
     table.setLong(ChunkTableDescriptor.CHUNK_SIZE_OFFSET, chunkBytes);
+    table.setLong(
+        ChunkTableDescriptor.TRIM_TABLE_OFFSET_OFFSET, ChunkTableDescriptor.trimTableOffset(count));
     for (int i = 0; i < count; i++) {
       table.setLong(ChunkTableDescriptor.handleOffset(i), chunks[i].handle());
     }
-    table.flush(0, ChunkTableDescriptor.tableLength(count));
-    // Last: a heap with a root has a complete table and formatted chunks.
+    table.flush(0, ChunkTableDescriptor.trimTableOffset(count));
+    // Formats the chunks and the trim table.
+    LlplLogStorage storage =
+        new LlplLogStorage(
+            mode, path, heap, table, chunks, usableChunkBytes(chunkBytes), true, directViews);
+    // Last: a heap with a root has a complete table, a trim table and formatted chunks.
     heap.setRoot(table.handle());
     LOG.info(
         "created llpl heap {}: {} chunks of {} bytes ({})",
@@ -370,7 +393,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
       blocks[i] = heap.memoryBlockFromHandle(table.getLong(ChunkTableDescriptor.handleOffset(i)));
     }
     return new LlplLogStorage(
-        mode, path, heap, blocks, usableChunkBytes((int) chunkBytes), false, directViews);
+        mode, path, heap, table, blocks, usableChunkBytes((int) chunkBytes), false, directViews);
   }
 
   /** The part of a chunk of {@code chunkBytes} that holds the chunk header and entries. */

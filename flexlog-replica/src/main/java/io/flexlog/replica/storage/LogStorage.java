@@ -4,17 +4,25 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The durable log of one replica node: entries of every shard replica the node hosts, in arrival
- * order. Implementations: {@code LlplLogStorage} (persistent memory through llpl) and {@code
- * MappedFileLogStorage} (pure Java, for machines without libpmemobj). The tiered engine (cache and
- * SSD segments) wraps this interface.
+ * order. Implementations: {@code LlplLogStorage} (persistent memory through llpl), {@code
+ * MappedFileLogStorage} (pure Java, for machines without libpmemobj), and {@code TieredLogStorage},
+ * which puts an off-heap cache in front of either and moves old entries to SSD segments.
  *
  * <p>An entry is first <em>pending</em> (stored, no SN), then <em>committed</em> (its SN written).
  * Nothing written is durable until {@link #flush()} returns: the replica calls it once per batch,
  * before it asks the sequencer for SNs and before it acknowledges commits. After a crash, {@link
  * #recover} replays exactly the entries whose append was flushed, with the SN if the commit was
- * flushed; a torn entry (partly written, or failing its CRC) is never replayed.
+ * flushed; a torn entry (partly written, or failing its CRC) is never replayed, nor is a committed
+ * entry at or below its color's trim point.
  *
- * <p>Threading: one owner thread calls every method; implementations are not thread-safe.
+ * <p><b>Addresses</b> are opaque, only ever increase, and stay valid for {@link #payloadLength},
+ * {@link #payload}, {@link #retainedPayload} and {@link #commit} for the entry's whole life, also
+ * after the storage moved it to another tier and across restarts (recovery reports the same
+ * address), so an index of addresses never needs rewriting. An entry's life ends when its color is
+ * trimmed at or above its SN: from then on its address may become invalid.
+ *
+ * <p>Threading: one owner thread calls every method; implementations are not thread-safe. Views and
+ * retained buffers may be handed to Netty, which releases them on the same event loop.
  */
 public interface LogStorage extends AutoCloseable {
   /** Returned by {@link #appendPending} when the log has no room for the entry. */
@@ -39,23 +47,44 @@ public interface LogStorage extends AutoCloseable {
   int payloadLength(long address);
 
   /**
-   * A read-only view of the entry's payload, valid until the storage is closed (entries are never
-   * moved or overwritten while the storage is open in this version). The caller must not release
-   * it; Netty may write it to a socket directly.
+   * A read-only view of the entry's payload for immediate use by the owner thread: it is valid
+   * until the next call on this storage (which may evict, reclaim or reuse the memory behind it).
+   * The caller must not release it. To hand a payload to a socket, use {@link #retainedPayload}
+   * (retaining the view before the next call, e.g. {@code retainedDuplicate()}, is equivalent).
    */
   ByteBuf payload(long address);
 
   /**
-   * Replays every valid entry in append order, pending ones with {@code sn == 0}. Called once,
+   * A read-only buffer with the entry's payload that the caller owns and must release once (Netty
+   * does so after writing it). Its bytes stay valid until released, whatever the storage does
+   * meanwhile (tiering, trimming, cache eviction): the space behind it is not reused while it is
+   * held.
+   */
+  ByteBuf retainedPayload(long address);
+
+  /**
+   * Marks every committed entry of {@code colorId} with an SN {@code <= sn} dead. Durable when it
+   * returns (appends and commits before it are flushed first). A value at or below the current trim
+   * point changes nothing; pending entries are never trimmed. Space is reclaimed lazily and only in
+   * whole units: a PM chunk once every entry in it is dead or on SSD, an SSD segment once every
+   * entry in it is dead.
+   */
+  void trim(int colorId, long sn);
+
+  /** The color's trim point: every committed entry at or below it is dead; 0 if never trimmed. */
+  long trimPoint(int colorId);
+
+  /**
+   * Replays every live entry in address order, pending ones with {@code sn == 0}. Called once,
    * before the first append; it also positions the writer after the last valid entry and erases any
-   * torn tail so that a later crash cannot resurrect it.
+   * torn tail so that a later crash cannot resurrect it. Trim points are available before it.
    */
   void recover(EntryVisitor visitor);
 
-  /** Bytes of log space in use, entry headers included. */
+  /** Bytes of log space (persistent memory) in use, entry headers included. */
   long usedBytes();
 
-  /** Total bytes of log space. */
+  /** Total bytes of log space (persistent memory). */
   long capacityBytes();
 
   /** Which engine this is, for logs and the start-up banner. */

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Pure-Java log storage for machines without libpmemobj: each chunk is a file {@code
- * <dir>/chunk-NNNNNN.log} of the chunk size, mapped read-write with {@link FileChannel#map}. Same
- * layout and recovery as {@link LlplLogStorage} (both use {@link ChunkLog}).
+ * <dir>/chunk-NNNNNN.log} of the chunk size, mapped read-write with {@link FileChannel#map}, and
+ * the trim points live in {@code <dir>/trim-points.tbl} ({@link TrimTableDescriptor}). Same layout
+ * and recovery as {@link LlplLogStorage} (both use {@link ChunkLog}).
  *
  * <p>Durability:
  *
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class MappedFileLogStorage extends ChunkedLogStorage {
   public static final String ENGINE_NAME = "mapped";
+  public static final String TRIM_FILE = "trim-points.tbl";
   private static final Logger LOG = LoggerFactory.getLogger(MappedFileLogStorage.class);
   private static final int PAGE = 4096;
 
@@ -37,20 +39,34 @@ public final class MappedFileLogStorage extends ChunkedLogStorage {
   private final ChunkMemory[] chunks;
 
   private MappedFileLogStorage(
-      DurabilityMode mode, MappedByteBuffer[] mappings, int chunkBytes, int existingChunks) {
+      DurabilityMode mode,
+      MappedByteBuffer[] mappings,
+      int chunkBytes,
+      int existingChunks,
+      MappedByteBuffer trimMapping,
+      boolean newTrimTable,
+      Path trimFile) {
     super(mode);
     this.mappings = mappings;
     this.chunks = new ChunkMemory[mappings.length];
     for (int i = 0; i < mappings.length; i++) {
-      MappedByteBuffer mapping = mappings[i];
-      RangeFlusher flusher = mode == DurabilityMode.FSYNC ? mapping::force : RangeFlusher.NONE;
-      chunks[i] = new ByteBufChunkMemory(mapping, flusher);
+      chunks[i] = new ByteBufChunkMemory(mappings[i], flusher(mode, mappings[i]));
     }
     for (int i = existingChunks; i < chunks.length; i++) {
       ChunkLog.format(chunks[i], i, chunkBytes);
     }
+    ChunkMemory trimRegion = new ByteBufChunkMemory(trimMapping, flusher(mode, trimMapping));
+    // A crash right after creating the file leaves it all zeros: no trim was ever recorded in it.
+    if (newTrimTable || trimRegion.getLong(TrimTableDescriptor.MAGIC_OFFSET) == 0) {
+      TrimTable.format(trimRegion);
+    }
+    TrimTable trims = TrimTable.open(trimRegion, trimFile.toString());
     // msync works on pages: SN words within a page cost nothing extra to flush together.
-    attach(new ChunkLog(chunks, chunkBytes, PAGE, existingChunks == 0));
+    attach(new ChunkLog(chunks, chunkBytes, PAGE, existingChunks == 0, trims));
+  }
+
+  private static RangeFlusher flusher(DurabilityMode mode, MappedByteBuffer mapping) {
+    return mode == DurabilityMode.FSYNC ? mapping::force : RangeFlusher.NONE;
   }
 
   /**
@@ -97,10 +113,15 @@ public final class MappedFileLogStorage extends ChunkedLogStorage {
       for (int i = 0; i < count; i++) {
         mappings[i] = map(chunkFile(dir, i), chunkBytes, i >= existing);
       }
-      if (mode == DurabilityMode.FSYNC && count > existing) {
-        forceDirectory(dir); // new chunk files must survive a machine crash too
+      Path trimFile = dir.resolve(TRIM_FILE);
+      boolean newTrimTable = !Files.exists(trimFile);
+      MappedByteBuffer trimMapping =
+          map(trimFile, TrimTableDescriptor.LENGTH, newTrimTable, "the trim table length");
+      if (mode == DurabilityMode.FSYNC && (count > existing || newTrimTable)) {
+        forceDirectory(dir); // new files must survive a machine crash too
       }
-      return new MappedFileLogStorage(mode, mappings, (int) chunkBytes, existing);
+      return new MappedFileLogStorage(
+          mode, mappings, (int) chunkBytes, existing, trimMapping, newTrimTable, trimFile);
     } catch (IOException | UncheckedIOException e) {
       throw new StorageException("cannot open mapped log in " + dir + ": " + e.getMessage(), e);
     }
@@ -112,6 +133,12 @@ public final class MappedFileLogStorage extends ChunkedLogStorage {
 
   private static MappedByteBuffer map(Path file, long chunkBytes, boolean create)
       throws IOException {
+    return map(file, chunkBytes, create, "the configured chunk size");
+  }
+
+  /** Maps {@code file} of exactly {@code bytes}, creating it (sparse) when asked. */
+  private static MappedByteBuffer map(Path file, long bytes, boolean create, String expected)
+      throws IOException {
     try (FileChannel channel =
         create
             ? FileChannel.open(
@@ -122,15 +149,15 @@ public final class MappedFileLogStorage extends ChunkedLogStorage {
             : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       long size = channel.size();
       if (create) {
-        channel.truncate(chunkBytes);
-        channel.position(chunkBytes - 1);
-        channel.write(java.nio.ByteBuffer.wrap(new byte[1])); // sparse file of the chunk size
-      } else if (size != chunkBytes) {
+        channel.truncate(bytes);
+        channel.position(bytes - 1);
+        channel.write(java.nio.ByteBuffer.wrap(new byte[1])); // sparse file of that size
+      } else if (size != bytes) {
         throw new StorageException(
-            file + " is " + size + " bytes, expected the configured chunk size " + chunkBytes);
+            file + " is " + size + " bytes, expected " + expected + " " + bytes);
       }
       // The mapping outlives the channel.
-      return channel.map(FileChannel.MapMode.READ_WRITE, 0, chunkBytes);
+      return channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
     }
   }
 

@@ -29,9 +29,12 @@ package io.flexlog.replica.storage;
  * </pre>
  *
  * <p>Entries start 8-byte aligned, so the SN word is 8-byte aligned: the commit is one aligned
- * store that cannot tear, written and flushed after the entry itself. The CRC covers the length,
- * token, color, shard and payload, but not the SN, which changes after the CRC is written. A zeroed
- * header never passes the CRC (CRC32C of zero bytes is not zero), so the first all-zero header is
+ * store that cannot tear, written and flushed after the entry itself. The CRC32C is computed over,
+ * in this order: the chunk's sequence ({@link ChunkHeaderDescriptor}, 8 bytes little-endian, not
+ * stored in the entry), the length, the token, color and shard, and the payload; not over the SN,
+ * which changes after the CRC is written. Seeding with the chunk sequence makes the entries of a
+ * chunk's previous life fail their CRC once the chunk is reused under a new sequence, so a reused
+ * chunk needs no zeroing. A zeroed header never passes the CRC, so the first all-zero header is
  * where a chunk's entries end, and a zero payload length is a legal, empty entry.
  */
 public final class PmEntryDescriptor {
@@ -48,7 +51,10 @@ public final class PmEntryDescriptor {
   /** Entries start at multiples of this many bytes from the chunk start. */
   public static final int ALIGNMENT = 8;
 
-  /** First CRC-covered range: the payload length. */
+  /** Bytes of the chunk sequence fed to the CRC before the entry's own bytes. */
+  public static final int CRC_SEED_LENGTH = 8;
+
+  /** First CRC-covered range of the entry: the payload length. */
   public static final int CRC_RANGE1_OFFSET = PAYLOAD_LENGTH_OFFSET;
 
   public static final int CRC_RANGE1_LENGTH = 4;

@@ -1,5 +1,7 @@
 package io.flexlog.replica.storage;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -50,6 +52,30 @@ public final class StorageEngines {
     }
     throw new StorageException(
         "unknown storage engine '" + engine + "': expected " + LLPL + " or " + MAPPED);
+  }
+
+  /**
+   * Opens the named engine's PM log in {@code dir} and puts the off-heap cache and the SSD tier
+   * around it ({@link TieredLogStorage}); the result owns the PM log.
+   *
+   * @throws StorageException as {@link #open}, or when the segment directory cannot be created
+   */
+  public static TieredLogStorage openTiered(
+      String engine,
+      Path dir,
+      long capacityBytes,
+      long chunkBytes,
+      DurabilityMode mode,
+      TieredStorageConfig config,
+      MeterRegistry registry,
+      Iterable<Tag> tags) {
+    LogStorage pm = open(engine, dir, capacityBytes, chunkBytes, mode);
+    try {
+      return TieredLogStorage.open(pm, config, registry, tags);
+    } catch (RuntimeException e) {
+      pm.close();
+      throw e;
+    }
   }
 
   /** {@code llpl} when libpmemobj is usable here, else {@code mapped}. */

@@ -26,8 +26,12 @@ class ChunkLogFlushTest {
               (offset, length) -> flushes.add(index + ":" + offset + "+" + length));
       ChunkLog.format(memory[i], i, CHUNK);
     }
+    ChunkMemory trimRegion =
+        new ByteBufChunkMemory(
+            ByteBuffer.allocateDirect(TrimTableDescriptor.LENGTH), RangeFlusher.NONE);
+    TrimTable.format(trimRegion);
     flushes.clear();
-    return new ChunkLog(memory, CHUNK, GAP, true);
+    return new ChunkLog(memory, CHUNK, GAP, true, TrimTable.open(trimRegion, "test"));
   }
 
   private long append(int length) {
@@ -93,7 +97,7 @@ class ChunkLogFlushTest {
 
     long third = append(4000); // does not fit: chunk 1 opens
 
-    assertThat(ChunkLog.chunkIndex(third)).isEqualTo(1);
+    assertThat(ChunkLog.chunkSequence(third)).isEqualTo(2);
     assertThat(flushes).containsExactly("0:64+8080", "1:24+8");
     assertThat(log.usedBytes()).isEqualTo(CHUNK + 64 + PmEntryDescriptor.entryLength(4000));
   }

@@ -1,5 +1,7 @@
 package io.flexlog.replica.storage;
 
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -11,27 +13,35 @@ import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Child process of {@link LogStorageCrashTest}: recovers the log, reports what it found, then
- * appends and commits deterministic entries until it is killed. Lines on stdout (each ends with
- * {@code ;} so a line cut by the kill is recognisable):
+ * Child process of {@link LogStorageCrashTest}: opens the tiered storage over a small PM log (so
+ * that it moves chunks to SSD segments all the time), recovers, reports what it found, then
+ * appends, commits and trims deterministic entries until it is killed. Lines on stdout (each ends
+ * with {@code ;} so a line cut by the kill is recognisable):
  *
  * <ul>
  *   <li>{@code R seq sn ok|bad;} an entry recovered at start, with its payload checked against the
  *       deterministic bytes of its token sequence
- *   <li>{@code READY nextSeq;} recovery done
+ *   <li>{@code READY nextSeq trimPoint segments;} recovery done: the color's durable trim point and
+ *       the number of SSD segments found
  *   <li>{@code P seq;} the pending entry is durable (printed after {@code flush()} returned)
  *   <li>{@code A seq sn;} the commit is durable (printed after {@code flush()} returned)
- *   <li>{@code FULL;} the log is full; the process then idles
+ *   <li>{@code T sn;} the trim point is durable (printed after {@code trim()} returned)
  * </ul>
  *
  * Each batch appends new entries and commits the previous batch's, so commits also hit entries
- * written before the last flush, and a kill can leave flushed entries pending.
+ * written before the last flush, and a kill can leave flushed entries pending. Every few batches it
+ * trims the color to an SN a few hundred entries back, so segments and chunks are reclaimed while
+ * tiering runs; a kill can land in the middle of writing a segment, between its fsync and the PM
+ * free, or in a trim.
  */
 public final class CrashWriterMain {
   static final long SESSION = 0xC0FFEEL;
   static final int SHARD = 5;
   static final int COLOR = 2;
   static final int MAX_PAYLOAD = 1024;
+  static final int TRIM_EVERY_BATCHES = 64;
+  // About 1.5 MiB of entries stay untrimmed: well above the tiering watermark of either PM log.
+  static final int KEEP_UNTRIMMED = 3000;
 
   private CrashWriterMain() {}
 
@@ -43,6 +53,14 @@ public final class CrashWriterMain {
     return TestPayloads.bytes(seq, TestPayloads.length(seq, MAX_PAYLOAD));
   }
 
+  /** The tiered storage the child and the test agree on: PM in {@code dir}, segments below it. */
+  static TieredLogStorage open(String engine, Path dir, long capacity, long chunkBytes) {
+    LogStorage pm = StorageEngines.open(engine, dir, capacity, chunkBytes, DurabilityMode.PROCESS);
+    TieredStorageConfig config =
+        new TieredStorageConfig(1 << 20, 0.1, dir.resolve("segments"), 2 * chunkBytes);
+    return TieredLogStorage.open(pm, config, new SimpleMeterRegistry(), Tags.empty());
+  }
+
   public static void main(String[] args) {
     String engine = args[0];
     Path dir = Path.of(args[1]);
@@ -52,7 +70,7 @@ public final class CrashWriterMain {
     PrintStream out =
         new PrintStream(
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false);
-    LogStorage log = StorageEngines.open(engine, dir, capacity, chunkBytes, DurabilityMode.PROCESS);
+    TieredLogStorage log = open(engine, dir, capacity, chunkBytes);
     long[] nextSeq = {0};
     java.util.List<long[]> recoveredPending = new java.util.ArrayList<>();
     log.recover(
@@ -69,7 +87,8 @@ public final class CrashWriterMain {
             recoveredPending.add(new long[] {address, seq});
           }
         });
-    out.println("READY " + nextSeq[0] + ";");
+    out.println(
+        "READY " + nextSeq[0] + " " + log.trimPoint(COLOR) + " " + log.segmentCount() + ";");
     out.flush();
     long seq = nextSeq[0];
     // Recovered pending entries are committed first, as a replica re-issues their order requests.
@@ -82,16 +101,20 @@ public final class CrashWriterMain {
     }
     long[] batchAddresses = new long[16];
     long[] batchSeqs = new long[16];
-    while (true) {
+    long durablyCommitted = -1; // highest seq whose commit is durable
+    for (long batch = 0; ; batch++) {
       int size = 1 + random.nextInt(8);
       int appended = 0;
-      boolean full = false;
-      for (int i = 0; i < size; i++) {
+      while (appended < size) {
         long address =
             log.appendPending(SHARD, COLOR, SESSION, seq, Unpooled.wrappedBuffer(payload(seq)));
         if (address == LogStorage.NO_SPACE) {
-          full = true;
-          break;
+          if (appended > 0) {
+            break; // commit what this batch has, tiering frees PM meanwhile
+          }
+          log.flush();
+          LockSupport.parkNanos(1_000_000);
+          continue;
         }
         batchAddresses[appended] = address;
         batchSeqs[appended++] = seq++;
@@ -105,17 +128,18 @@ public final class CrashWriterMain {
       }
       for (int i = 0; i < committing; i++) {
         out.println("A " + pendingSeqs[i] + " " + sn(pendingSeqs[i]) + ";");
+        durablyCommitted = Math.max(durablyCommitted, pendingSeqs[i]);
       }
-      if (full) {
-        out.println("FULL;");
+      if (batch % TRIM_EVERY_BATCHES == TRIM_EVERY_BATCHES - 1
+          && durablyCommitted > KEEP_UNTRIMMED) {
+        long trimSn = sn(durablyCommitted - KEEP_UNTRIMMED);
+        log.trim(COLOR, trimSn);
+        out.println("T " + trimSn + ";");
       }
       out.flush();
       pendingAddresses = Arrays.copyOf(batchAddresses, Math.max(16, appended));
       pendingSeqs = Arrays.copyOf(batchSeqs, Math.max(16, appended));
       committing = appended;
-      while (full) {
-        LockSupport.park(); // idle until killed
-      }
       LockSupport.parkNanos(random.nextInt(300_000));
     }
   }

@@ -261,10 +261,13 @@ abstract class LogStorageContractTest {
     assertThat(storage.usedBytes()).isEqualTo(usedAfter(recovered, storage.chunkSize()));
   }
 
-  /** Chunks fill in index order on a fresh log: all before the last entry's chunk are full. */
+  /**
+   * Chunks fill in index order on a fresh log, with sequences from 1: all before the last entry's
+   * chunk are full.
+   */
   private static long usedAfter(List<Entry> entries, int chunkSize) {
     Entry last = entries.get(entries.size() - 1);
-    return (last.address() >>> 32) * chunkSize
+    return ((last.address() >>> 32) - 1) * chunkSize
         + (int) last.address()
         + PmEntryDescriptor.entryLength(last.payloadLength());
   }
@@ -280,7 +283,7 @@ abstract class LogStorageContractTest {
   }
 
   private ChunkMemory chunkOf(long address) {
-    return storage.chunk(ChunkLog.chunkIndex(address));
+    return storage.chunkOf(address);
   }
 
   /** Appends entry {@code seq} with a payload of {@code length}, flushed, and returns it. */
@@ -354,7 +357,7 @@ abstract class LogStorageContractTest {
     chunk.putInt(ChunkLog.offset(tail), 12345); // an impossible length where the next entry goes
 
     assertRecoversExactly(5, tail, 500);
-    ChunkMemory after = storage.chunk(ChunkLog.chunkIndex(tail));
+    ChunkMemory after = storage.chunkOf(tail);
     for (int i = 0; i < 300; i += 8) {
       int at = ChunkLog.offset(tail) + (int) PmEntryDescriptor.entryLength(64) + i;
       assertThat(after.getLong(at)).as("garbage word %d erased", i).isZero();
@@ -386,11 +389,11 @@ abstract class LogStorageContractTest {
     openFresh(8);
     long[] addresses = append(storage, 0, 60, 3000);
     storage.flush();
-    int firstChunk = ChunkLog.chunkIndex(addresses[0]);
+    long firstChunk = ChunkLog.chunkSequence(addresses[0]);
     int tornIndex = 3; // inside the first chunk
-    assertThat(ChunkLog.chunkIndex(addresses[tornIndex])).isEqualTo(firstChunk);
+    assertThat(ChunkLog.chunkSequence(addresses[tornIndex])).isEqualTo(firstChunk);
     int firstInSecondChunk = 0;
-    while (ChunkLog.chunkIndex(addresses[firstInSecondChunk]) == firstChunk) {
+    while (ChunkLog.chunkSequence(addresses[firstInSecondChunk]) == firstChunk) {
       firstInSecondChunk++;
     }
     ChunkMemory chunk = chunkOf(addresses[tornIndex]);
@@ -409,5 +412,173 @@ abstract class LogStorageContractTest {
     long next = appendFlushed(1000, 10);
     assertThat(next)
         .isEqualTo(addresses[59] + PmEntryDescriptor.entryLength(TestPayloads.length(59, 3000)));
+  }
+
+  // ---- trim and chunk reuse ----
+
+  /** Appends and commits entries until the log is full; returns how many. */
+  private static int fillCommitted(LogStorage log, long from, int length) {
+    int count = 0;
+    while (true) {
+      long seq = from + count;
+      long address =
+          log.appendPending(
+              SHARD, COLOR, SESSION, seq, Unpooled.wrappedBuffer(TestPayloads.bytes(seq, length)));
+      if (address == LogStorage.NO_SPACE) {
+        log.flush();
+        return count;
+      }
+      log.commit(address, sn(seq));
+      count++;
+    }
+  }
+
+  @Test
+  void shouldPersistTrimPointsAcrossReopenAndIgnoreLowerOnes() {
+    ChunkedLogStorage log = openFresh(4);
+    assertThat(log.trimPoint(COLOR)).isZero();
+    log.trim(COLOR, sn(10));
+    log.trim(COLOR + 1, 5);
+    log.trim(COLOR, sn(4)); // lower: ignored
+
+    reopenAndRecover(4);
+
+    assertThat(storage.trimPoint(COLOR)).isEqualTo(sn(10));
+    assertThat(storage.trimPoint(COLOR + 1)).isEqualTo(5);
+    assertThat(storage.trimPoint(COLOR + 2)).isZero();
+    storage.trim(COLOR, sn(12));
+    reopenAndRecover(4);
+    assertThat(storage.trimPoint(COLOR)).isEqualTo(sn(12));
+  }
+
+  @Test
+  void shouldNotReplayCommittedEntriesAtOrBelowTheTrimPointButKeepPendingOnes() {
+    ChunkedLogStorage log = openFresh(4);
+    long[] addresses = append(log, 0, 20, 300);
+    for (int i = 0; i < 20; i += 2) {
+      log.commit(addresses[i], sn(i));
+    }
+    log.trim(COLOR, sn(9));
+
+    List<Entry> recovered = reopenAndRecover(4);
+
+    List<Long> expected = new ArrayList<>();
+    for (long seq = 0; seq < 20; seq++) {
+      if (seq % 2 == 1 || seq > 9) {
+        expected.add(seq);
+      }
+    }
+    assertThat(recovered).extracting(Entry::tokenSequence).containsExactlyElementsOf(expected);
+    for (Entry entry : recovered) {
+      assertThat(entry.address()).isEqualTo(addresses[(int) entry.tokenSequence()]);
+      assertThat(entry.sn())
+          .isEqualTo(entry.tokenSequence() % 2 == 0 ? sn(entry.tokenSequence()) : 0);
+    }
+  }
+
+  @Test
+  void shouldReuseChunksOnceEveryEntryIsTrimmedSoWritesContinuePastCapacity() {
+    ChunkedLogStorage log = openFresh(4);
+    long written = 0;
+    long lastAddress = 0;
+    long seq = 0;
+    for (int round = 0; round < 5; round++) {
+      int count = fillCommitted(log, seq, 1000);
+      assertThat(count).as("round %d appends", round).isPositive();
+      written += count * PmEntryDescriptor.entryLength(1000);
+      long full = log.usedBytes();
+      seq += count;
+      log.trim(COLOR, sn(seq - 1));
+
+      // Every sealed chunk is free again; only the open one is still in use.
+      assertThat(log.usedBytes()).as("round %d used after trim", round).isLessThan(full);
+      assertThat(log.usedBytes()).isLessThanOrEqualTo(log.chunkSize());
+    }
+    assertThat(written).as("bytes written").isGreaterThan(3 * log.capacityBytes());
+    // Addresses keep increasing across reuse: a new entry is above every earlier one.
+    long next = appendFlushed(seq, 10);
+    assertThat(next).isGreaterThan(lastAddress);
+    storage.commit(next, sn(seq));
+    storage.flush();
+
+    List<Entry> recovered = reopenAndRecover(4);
+
+    assertThat(recovered).extracting(Entry::tokenSequence).containsExactly(seq);
+    assertThat(recovered.get(0).address()).isEqualTo(next);
+    assertThat(recovered.get(0).payload()).isEqualTo(TestPayloads.bytes(seq, 10));
+  }
+
+  @Test
+  void shouldKeepChunksThatHoldPendingOrLiveEntries() {
+    ChunkedLogStorage log = openFresh(4);
+    long[] addresses = append(log, 0, 100, 3000); // three chunks
+    assertThat(ChunkLog.chunkSequence(addresses[99])).isEqualTo(3);
+    for (int i = 0; i < 100; i++) {
+      if (i != 5) {
+        log.commit(addresses[i], sn(i));
+      }
+    }
+    log.flush();
+    long used = log.usedBytes();
+
+    log.trim(COLOR, sn(99));
+
+    // Entry 5 is pending in the first chunk: that chunk stays, the other sealed ones go.
+    assertThat(log.usedBytes()).isLessThan(used);
+    assertThat(log.usedBytes()).isGreaterThanOrEqualTo(log.chunkSize());
+    assertThat(TestPayloads.copy(log.payload(addresses[5])))
+        .isEqualTo(TestPayloads.bytes(5, TestPayloads.length(5, 3000)));
+    log.commit(addresses[5], sn(5));
+    log.trim(COLOR, sn(99) + 1);
+    assertThat(log.usedBytes()).isLessThanOrEqualTo(log.chunkSize());
+  }
+
+  @Test
+  void shouldNeverReplayEntriesOfAReusedChunksPreviousLife() {
+    ChunkedLogStorage log = openFresh(4);
+    // Equal-sized entries: the new life's entries sit exactly where the old ones were, so a stale
+    // entry right after the last new one would pass a CRC that ignored the chunk sequence.
+    int first = fillCommitted(log, 0, 64);
+    log.trim(COLOR, sn(first - 1));
+    int second = fillCommitted(log, first, 64); // fills the open chunk, then reuses freed ones
+    log.trim(COLOR, sn(first + second - 1));
+    long seq = first + second;
+    long[] fresh = new long[3];
+    for (int i = 0; i < 3; i++) {
+      fresh[i] = appendFlushed(seq + i, 64);
+    }
+    long chunkStart = fresh[0] & ~0xFFFF_FFFFL;
+    assertThat(fresh[0] - chunkStart)
+        .as("the last chunk opened is a reused one, written from its start")
+        .isLessThan(4L * PmEntryDescriptor.entryLength(64) + ChunkHeaderDescriptor.ENTRIES_OFFSET);
+
+    List<Entry> recovered = reopenAndRecover(4);
+
+    assertThat(recovered).extracting(Entry::tokenSequence).containsExactly(seq, seq + 1, seq + 2);
+    assertThat(recovered).allSatisfy(e -> assertThat(e.sn()).isZero());
+    assertThat(recovered).extracting(Entry::address).containsExactly(fresh[0], fresh[1], fresh[2]);
+  }
+
+  @Test
+  void shouldKeepRetainedPayloadBytesIntactWhileTheirChunkWouldBeReused() {
+    ChunkedLogStorage log = openFresh(4);
+    long[] addresses = append(log, 0, 1, 2000);
+    log.commit(addresses[0], sn(0));
+    byte[] expected = TestPayloads.copy(log.payload(addresses[0]));
+    ByteBuf held = log.retainedPayload(addresses[0]);
+    try {
+      long seq = 1;
+      for (int round = 0; round < 6; round++) {
+        int count = fillCommitted(log, seq, 2000);
+        seq += count;
+        log.trim(COLOR, sn(seq - 1)); // entry 0 is dead too
+        assertThat(TestPayloads.copy(held)).as("round %d", round).isEqualTo(expected);
+      }
+    } finally {
+      held.release();
+    }
+    // Released: its chunk is reclaimed and writing goes on.
+    log.flush();
+    assertThat(fillCommitted(log, 10_000, 2000)).isPositive();
   }
 }

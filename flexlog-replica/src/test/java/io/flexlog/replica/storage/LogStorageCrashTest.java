@@ -21,13 +21,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Real crashes: a child JVM ({@link CrashWriterMain}) appends and commits while this test reads
- * what it acknowledged, then kills it with SIGKILL ({@link Process#destroyForcibly()}) at a random
- * moment. The next child recovers the same log and reports every entry it finds; every acknowledged
- * entry must be there, intact and with its SN, and nothing torn may appear.
+ * Real crashes: a child JVM ({@link CrashWriterMain}) appends, commits and trims through the tiered
+ * storage over a small PM log, so it moves chunks to SSD segments all the time, while this test
+ * reads what it acknowledged; then the test kills it with SIGKILL ({@link
+ * Process#destroyForcibly()}) at a random moment: mid-append, mid-segment, between a segment's
+ * fsync and the PM free, mid-trim. The next child recovers the same PM log and segments and reports
+ * every entry it finds; every acknowledged entry above the durable trim point must be there exactly
+ * once, intact and with its SN, no trimmed entry may come back, and nothing torn may appear.
+ *
+ * <p>{@value #KILLS_PROPERTY} sets the kills per engine (default {@value #DEFAULT_KILLS}); the
+ * Maven profile {@code soak} raises it for a long run.
  */
 class LogStorageCrashTest {
-  private static final int KILLS_PER_ENGINE = 12;
+  static final String KILLS_PROPERTY = "flexlog.crash.kills";
+  static final int DEFAULT_KILLS = 12;
+  private static final int KILLS_PER_ENGINE = Integer.getInteger(KILLS_PROPERTY, DEFAULT_KILLS);
   private static final long CHUNK_BYTES = 256 * 1024;
 
   @TempDir Path dir;
@@ -40,33 +48,51 @@ class LogStorageCrashTest {
           LlplLogStorage.isAvailable(),
           () -> "llpl engine not tested: " + LlplLogStorage.unavailableReason());
     }
-    long capacity = engine.equals("llpl") ? 64L << 20 : 32L << 20;
+    // Small PM logs: about 2 MiB (mapped) and the chunks of a 16 MiB llpl heap.
+    long capacity = engine.equals("llpl") ? 16L << 20 : 2L << 20;
     long seed = System.nanoTime();
     java.util.Random random = new java.util.Random(seed);
     Map<Long, Long> acked = new HashMap<>(); // seq -> sn, durable commits
     Set<Long> durable = new HashSet<>(); // seqs whose pending append was durable
+    long durableTrim = 0; // the highest trim point a child reported durable
+    int trims = 0;
+    int maxSegments = 0;
     int totalRecovered = 0;
 
     for (int round = 0; round <= KILLS_PER_ENGINE; round++) {
       String context = engine + " round " + round + " seed " + seed;
       Child child = Child.start(engine, dir, capacity, CHUNK_BYTES, random.nextLong());
       try {
-        List<String> recovery = child.readUntilReady(context);
+        Recovery recovery = child.readUntilReady(context);
+        long trimPoint = recovery.trimPoint();
+        assertThat(trimPoint)
+            .as("%s: durable trim point", context)
+            .isGreaterThanOrEqualTo(durableTrim);
+        maxSegments = Math.max(maxSegments, recovery.segments());
         Map<Long, Long> recovered = new HashMap<>();
-        for (String line : recovery) {
+        for (String line : recovery.entries()) {
           String[] f = line.split(" ");
-          assertThat(f[3]).as("%s: entry %s intact", context, f[1]).isEqualTo("ok");
-          assertThat(recovered.put(Long.parseLong(f[1]), Long.parseLong(f[2])))
-              .as("%s: entry %s recovered once", context, f[1])
+          long seq = Long.parseLong(f[1]);
+          long sn = Long.parseLong(f[2]);
+          assertThat(f[3]).as("%s: entry %s intact", context, seq).isEqualTo("ok");
+          assertThat(recovered.put(seq, sn))
+              .as("%s: entry %s recovered once", context, seq)
               .isNull();
+          assertThat(sn == 0 || sn > trimPoint)
+              .as("%s: entry %d with SN %d is above the trim point %d", context, seq, sn, trimPoint)
+              .isTrue();
         }
         for (long seq : durable) {
-          assertThat(recovered).as("%s: durable entry %d", context, seq).containsKey(seq);
+          if (CrashWriterMain.sn(seq) > trimPoint) {
+            assertThat(recovered).as("%s: durable entry %d", context, seq).containsKey(seq);
+          }
         }
         for (Map.Entry<Long, Long> ack : acked.entrySet()) {
-          assertThat(recovered.get(ack.getKey()))
-              .as("%s: SN of acknowledged entry %d", context, ack.getKey())
-              .isEqualTo(ack.getValue());
+          if (ack.getValue() > trimPoint) {
+            assertThat(recovered.get(ack.getKey()))
+                .as("%s: SN of acknowledged entry %d", context, ack.getKey())
+                .isEqualTo(ack.getValue());
+          }
         }
         totalRecovered = recovered.size();
         if (round == KILLS_PER_ENGINE) {
@@ -78,20 +104,35 @@ class LogStorageCrashTest {
       }
       for (String line : child.remainingLines()) {
         String[] f = line.split(" ");
-        if (f[0].equals("P")) {
-          durable.add(Long.parseLong(f[1]));
-        } else if (f[0].equals("A")) {
-          acked.put(Long.parseLong(f[1]), Long.parseLong(f[2]));
+        switch (f[0]) {
+          case "P" -> durable.add(Long.parseLong(f[1]));
+          case "A" -> acked.put(Long.parseLong(f[1]), Long.parseLong(f[2]));
+          case "T" -> {
+            durableTrim = Math.max(durableTrim, Long.parseLong(f[1]));
+            trims++;
+          }
+          default -> {}
         }
       }
     }
     System.out.printf(
-        "%s: %d kills, %d durable appends and %d durable commits acknowledged, %d entries at the"
-            + " last recovery (seed %d)%n",
-        engine, KILLS_PER_ENGINE, durable.size(), acked.size(), totalRecovered, seed);
+        "%s: %d kills, %d durable appends and %d durable commits acknowledged, %d trims, up to %d"
+            + " segments, %d entries at the last recovery (seed %d)%n",
+        engine,
+        KILLS_PER_ENGINE,
+        durable.size(),
+        acked.size(),
+        trims,
+        maxSegments,
+        totalRecovered,
+        seed);
     assertThat(acked).as("acknowledged commits across all kills").hasSizeGreaterThan(100);
-    assertThat(totalRecovered).isGreaterThanOrEqualTo(durable.size());
+    assertThat(maxSegments).as("the child moved entries to SSD segments").isPositive();
+    assertThat(trims).as("the child trimmed").isPositive();
   }
+
+  /** What a child found at start-up. */
+  private record Recovery(List<String> entries, long trimPoint, int segments) {}
 
   /** One child JVM and the protocol lines it printed. */
   private static final class Child {
@@ -133,7 +174,7 @@ class LogStorageCrashTest {
         String line;
         while ((line = in.readLine()) != null) {
           // Only complete protocol lines: a line cut by the kill has no terminator.
-          if (line.endsWith(";") && !line.isEmpty() && "RPAF".indexOf(line.charAt(0)) >= 0) {
+          if (line.endsWith(";") && !line.isEmpty() && "RPAT".indexOf(line.charAt(0)) >= 0) {
             lines.add(line.substring(0, line.length() - 1));
           }
         }
@@ -142,13 +183,14 @@ class LogStorageCrashTest {
       }
     }
 
-    List<String> readUntilReady(String context) throws InterruptedException {
+    Recovery readUntilReady(String context) throws InterruptedException {
       List<String> recovered = new ArrayList<>();
       while (true) {
         String line = lines.poll(60, TimeUnit.SECONDS);
         assertThat(line).as("%s: child never finished recovery", context).isNotNull();
         if (line.startsWith("READY")) {
-          return recovered;
+          String[] f = line.split(" ");
+          return new Recovery(recovered, Long.parseLong(f[2]), Integer.parseInt(f[3]));
         }
         recovered.add(line);
       }

@@ -65,6 +65,14 @@ final class DevCommand implements Callable<Integer> {
   String pmBytes;
 
   @Option(
+      names = "--cache-bytes",
+      defaultValue = "64MiB",
+      description =
+          "Off-heap record cache per replica, 0 for none (default: ${DEFAULT-VALUE}). With a small"
+              + " --pm-bytes, old records move to SSD segments under <data>/replica-N/segments.")
+  String cacheBytes;
+
+  @Option(
       names = "--metrics-port",
       defaultValue = "0",
       description = "Serve Prometheus metrics on this port (0: off).")
@@ -86,12 +94,13 @@ final class DevCommand implements Callable<Integer> {
     }
     DurabilityMode mode = DurabilityMode.parse(durability);
     long pm = DataSize.parse("--pm-bytes", pmBytes);
+    long cache = DataSize.parse("--cache-bytes", cacheBytes);
     MetricsEndpoint metrics = new MetricsEndpoint(DevCluster.HOST, metricsPort);
     DevCluster cluster;
     try {
       cluster =
           DevCluster.start(
-              new DevCluster.Options(data, port, engine, mode, pm, layout, admin),
+              new DevCluster.Options(data, port, engine, mode, pm, cache, layout, admin),
               metrics.registry(),
               System.out);
     } catch (Exception e) {

@@ -7,6 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.TieredStorageConfig;
 import io.flexlog.server.control.HostPort;
 import java.io.IOException;
 import java.io.Reader;
@@ -47,6 +48,10 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *   durability: process     # pmem | process | fsync
  *   pm-bytes: 256MiB
  *   chunk-bytes: 16MiB
+ *   cache-bytes: 64MiB        # off-heap cache, 0 for none
+ *   pm-high-watermark: 0.75   # PM use above which old chunks move to SSD segments
+ *   segment-bytes: 64MiB      # target size of one SSD segment
+ *   segment-dir: ./flexlog-data/replica-1/segments   # default <data-dir>/segments
  *   read-hold-ms: 1
  *   metrics-port: 0
  * }</pre>
@@ -68,6 +73,10 @@ public final class ClusterFile {
           "durability",
           "pm-bytes",
           "chunk-bytes",
+          "cache-bytes",
+          "pm-high-watermark",
+          "segment-bytes",
+          "segment-dir",
           "read-hold-ms",
           "metrics-port");
 
@@ -269,6 +278,22 @@ public final class ClusterFile {
     long chunk = size(node.get("chunk-bytes"), "node.chunk-bytes", defaultChunk(pm));
     long holdMs = integer(node.getOrDefault("read-hold-ms", 1), "node.read-hold-ms");
     int metricsPort = integer(node.getOrDefault("metrics-port", 0), "node.metrics-port");
+    long cache =
+        size(node.get("cache-bytes"), "node.cache-bytes", TieredStorageConfig.DEFAULT_CACHE_BYTES);
+    double watermark =
+        fraction(
+            node.get("pm-high-watermark"),
+            "node.pm-high-watermark",
+            TieredStorageConfig.DEFAULT_PM_HIGH_WATERMARK);
+    long segment =
+        size(
+            node.get("segment-bytes"),
+            "node.segment-bytes",
+            TieredStorageConfig.DEFAULT_SEGMENT_BYTES);
+    Path segmentDir =
+        node.containsKey("segment-dir")
+            ? Path.of(string(node.get("segment-dir"), "node.segment-dir"))
+            : null;
     return new NodeSettings(
         id,
         dir,
@@ -277,13 +302,20 @@ public final class ClusterFile {
         pm,
         chunk,
         Duration.ofMillis(holdMs),
-        metricsPort);
+        metricsPort,
+        cache,
+        watermark,
+        segmentDir,
+        segment);
   }
 
-  /** Chunks of 16 MiB, smaller for small logs so that a log has at least four chunks. */
+  /**
+   * Chunks of 16 MiB, smaller (down to 1 MiB) for small logs so that a log has at least 16 chunks:
+   * PM is tiered to SSD and reused in whole chunks, so small logs need fine ones.
+   */
   public static long defaultChunk(long pmBytes) {
     long chunk = StorageEngines.DEFAULT_CHUNK_BYTES;
-    while (chunk > (1L << 20) && pmBytes / chunk < 4) {
+    while (chunk > (1L << 20) && pmBytes / chunk < 16) {
       chunk >>= 1;
     }
     return chunk;
@@ -333,6 +365,20 @@ public final class ClusterFile {
       return Integer.parseInt(String.valueOf(value).trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(where + ": '" + value + "' is not an integer");
+    }
+  }
+
+  private static double fraction(Object value, String where, double defaultValue) {
+    if (value == null) {
+      return defaultValue;
+    }
+    if (value instanceof Number n) {
+      return n.doubleValue();
+    }
+    try {
+      return Double.parseDouble(String.valueOf(value).trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(where + ": '" + value + "' is not a number such as 0.75");
     }
   }
 

@@ -1,7 +1,9 @@
 package io.flexlog.server.config;
 
+import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.TieredStorageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -14,6 +16,12 @@ import java.time.Duration;
  * @param chunkBytes the size of one log chunk
  * @param readHold how long a replica holds an undecidable read
  * @param metricsPort the Prometheus endpoint's port, 0 for none
+ * @param cacheBytes the off-heap cache's budget, 0 for none ({@code cache-bytes})
+ * @param pmHighWatermark the fraction of PM in use above which old chunks move to SSD segments
+ *     ({@code pm-high-watermark})
+ * @param segmentDir where SSD segments live, null for {@code <data-dir>/segments} ({@code
+ *     segment-dir})
+ * @param segmentBytes the target size of one SSD segment ({@code segment-bytes})
  */
 public record NodeSettings(
     int nodeId,
@@ -23,9 +31,14 @@ public record NodeSettings(
     long pmBytes,
     long chunkBytes,
     Duration readHold,
-    int metricsPort) {
+    int metricsPort,
+    long cacheBytes,
+    double pmHighWatermark,
+    Path segmentDir,
+    long segmentBytes) {
   public static final String AUTO = "auto";
   public static final long DEFAULT_PM_BYTES = 256L << 20;
+  public static final String SEGMENTS_SUBDIR = "segments";
 
   public NodeSettings {
     if (!AUTO.equals(engine)
@@ -45,10 +58,71 @@ public record NodeSettings(
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new IllegalArgumentException("metrics-port out of range: " + metricsPort);
     }
+    if (segmentDir == null) {
+      segmentDir = dataDir.resolve(SEGMENTS_SUBDIR);
+    }
+    try {
+      new TieredStorageConfig(cacheBytes, pmHighWatermark, segmentDir, segmentBytes);
+    } catch (InvalidArgumentException e) {
+      // The same check, worded with this file's key names.
+      throw new IllegalArgumentException(
+          e.getMessage()
+              .replace(TieredStorageConfig.CACHE_BYTES, "cache-bytes")
+              .replace(TieredStorageConfig.PM_HIGH_WATERMARK, "pm-high-watermark")
+              .replace(TieredStorageConfig.SEGMENT_BYTES, "segment-bytes"),
+          e);
+    }
+  }
+
+  /** Settings with the storage tiers' defaults (segments under {@code <data-dir>/segments}). */
+  public NodeSettings(
+      int nodeId,
+      Path dataDir,
+      String engine,
+      DurabilityMode durability,
+      long pmBytes,
+      long chunkBytes,
+      Duration readHold,
+      int metricsPort) {
+    this(
+        nodeId,
+        dataDir,
+        engine,
+        durability,
+        pmBytes,
+        chunkBytes,
+        readHold,
+        metricsPort,
+        TieredStorageConfig.DEFAULT_CACHE_BYTES,
+        TieredStorageConfig.DEFAULT_PM_HIGH_WATERMARK,
+        null,
+        TieredStorageConfig.DEFAULT_SEGMENT_BYTES);
   }
 
   /** The engine to open: {@code auto} resolves to llpl where libpmemobj loads, else mapped. */
   public String resolvedEngine() {
     return AUTO.equals(engine) ? StorageEngines.defaultEngine() : engine;
+  }
+
+  /** The cache and SSD tier settings of the replica's storage. */
+  public TieredStorageConfig tieredStorage() {
+    return new TieredStorageConfig(cacheBytes, pmHighWatermark, segmentDir, segmentBytes);
+  }
+
+  /** These settings with another cache budget. */
+  public NodeSettings withCacheBytes(long bytes) {
+    return new NodeSettings(
+        nodeId,
+        dataDir,
+        engine,
+        durability,
+        pmBytes,
+        chunkBytes,
+        readHold,
+        metricsPort,
+        bytes,
+        pmHighWatermark,
+        segmentDir,
+        segmentBytes);
   }
 }

@@ -7,6 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.server.Nodes;
 import io.flexlog.server.config.ClusterFile;
@@ -67,6 +68,8 @@ public final class DevCluster implements AutoCloseable {
    * @param port the root sequencer's port (the bootstrap address); node {@code i} uses {@code port
    *     + i}
    * @param adminPort the admin service's port; 0 picks a free one
+   * @param pmBytes each replica's PM log capacity
+   * @param cacheBytes each replica's off-heap cache budget, 0 for none
    */
   public record Options(
       Path dataDir,
@@ -74,11 +77,43 @@ public final class DevCluster implements AutoCloseable {
       String engine,
       DurabilityMode durability,
       long pmBytes,
+      long cacheBytes,
       Layout layout,
       int adminPort) {
-    /** A flat cluster with the admin service on a free port. */
+    /** A flat cluster with the default cache budget and the admin service on a free port. */
     public Options(Path dataDir, int port, String engine, DurabilityMode durability, long pmBytes) {
       this(dataDir, port, engine, durability, pmBytes, Layout.FLAT, 0);
+    }
+
+    /** A flat cluster with the admin service on a free port. */
+    public Options(
+        Path dataDir,
+        int port,
+        String engine,
+        DurabilityMode durability,
+        long pmBytes,
+        long cacheBytes) {
+      this(dataDir, port, engine, durability, pmBytes, cacheBytes, Layout.FLAT, 0);
+    }
+
+    /** Options with the default cache budget. */
+    public Options(
+        Path dataDir,
+        int port,
+        String engine,
+        DurabilityMode durability,
+        long pmBytes,
+        Layout layout,
+        int adminPort) {
+      this(
+          dataDir,
+          port,
+          engine,
+          durability,
+          pmBytes,
+          TieredStorageConfig.DEFAULT_CACHE_BYTES,
+          layout,
+          adminPort);
     }
   }
 
@@ -231,14 +266,15 @@ public final class DevCluster implements AutoCloseable {
 
   private static NodeSettings settings(Options options, int nodeId, Path dir) {
     return new NodeSettings(
-        nodeId,
-        dir,
-        options.engine(),
-        options.durability(),
-        options.pmBytes(),
-        ClusterFile.defaultChunk(options.pmBytes()),
-        ReplicaLimits.DEFAULT_READ_HOLD,
-        0);
+            nodeId,
+            dir,
+            options.engine(),
+            options.durability(),
+            options.pmBytes(),
+            ClusterFile.defaultChunk(options.pmBytes()),
+            ReplicaLimits.DEFAULT_READ_HOLD,
+            0)
+        .withCacheBytes(options.cacheBytes());
   }
 
   private void awaitConnected(Duration timeout) throws InterruptedException {

@@ -1,0 +1,237 @@
+package io.flexlog.replica.storage.cache;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * The off-heap DRAM tier: recent and recently read records, by storage address, within a byte
+ * budget. No heap object per record: payloads live in a fixed number of off-heap blocks ({@link
+ * CacheRecordDescriptor} records packed one after the other), found through one primitive hash map
+ * from address to (block, offset).
+ *
+ * <p>Eviction is CLOCK over blocks: records are appended to the head block; when it is full the
+ * clock hand moves over the other blocks, giving a block that was read since the hand last passed a
+ * second chance, and empties the first one that was not. Evicting a block drops its records from
+ * the index. A block with views still held elsewhere ({@link #retainedView}, e.g. queued in a Netty
+ * channel) is not overwritten: the cache lets go of it (its memory is freed when the last view is
+ * released) and allocates a fresh block instead, so the budget may be exceeded by what sockets
+ * still hold.
+ *
+ * <p>Records larger than a block are not cached. Blocks are allocated on first use.
+ *
+ * <p>Threading: owned by the storage's owner thread; views may be released from any thread.
+ */
+public final class RecordCache implements AutoCloseable {
+  /** Smallest budget that enables the cache. */
+  public static final long MIN_BUDGET_BYTES = 64 * 1024;
+
+  private static final int MIN_BLOCK_BYTES = 64 * 1024;
+  private static final int MAX_BLOCK_BYTES = 4 << 20;
+  private static final int BLOCKS_PER_BUDGET = 16;
+
+  private final int blockBytes;
+  private final ByteBuf[] blocks;
+  private final int[] fill;
+  private final boolean[] referenced;
+  private final Long2LongHashMap index = new Long2LongHashMap(-1L);
+  private int head = -1;
+  private int hand = -1;
+  private long usedBytes;
+  private long evictedBlocks;
+
+  /**
+   * @param budgetBytes 0 to disable, else at least {@link #MIN_BUDGET_BYTES}
+   */
+  public RecordCache(long budgetBytes) {
+    if (budgetBytes != 0 && budgetBytes < MIN_BUDGET_BYTES) {
+      throw new IllegalArgumentException(
+          "cache budget " + budgetBytes + " is below the minimum of " + MIN_BUDGET_BYTES);
+    }
+    long block = Math.min(MAX_BLOCK_BYTES, (budgetBytes / BLOCKS_PER_BUDGET) & ~4095L);
+    this.blockBytes = (int) Math.max(MIN_BLOCK_BYTES, block);
+    int count = budgetBytes == 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, budgetBytes / blockBytes);
+    this.blocks = new ByteBuf[count];
+    this.fill = new int[count];
+    this.referenced = new boolean[count];
+  }
+
+  public boolean isEnabled() {
+    return blocks.length > 0;
+  }
+
+  /** Bytes of records in the cache. */
+  public long usedBytes() {
+    return usedBytes;
+  }
+
+  /** The budget actually used: whole blocks. */
+  public long capacityBytes() {
+    return (long) blocks.length * blockBytes;
+  }
+
+  public int blockBytes() {
+    return blockBytes;
+  }
+
+  public int records() {
+    return index.size();
+  }
+
+  /** Blocks emptied by the clock so far. */
+  public long evictedBlocks() {
+    return evictedBlocks;
+  }
+
+  /** True when a payload of this length can be cached at all. */
+  public boolean fits(int payloadLength) {
+    return isEnabled() && CacheRecordDescriptor.recordLength(payloadLength) <= blockBytes;
+  }
+
+  public boolean contains(long address) {
+    return index.get(address) != -1L;
+  }
+
+  /**
+   * Copies a payload into the cache (evicting as needed) unless it is there already or too large.
+   * The source's indexes are not moved.
+   *
+   * @return true when the record is in the cache afterwards
+   */
+  public boolean put(long address, ByteBuf source, int sourceIndex, int length) {
+    if (!fits(length)) {
+      return false;
+    }
+    if (index.get(address) != -1L) {
+      return true;
+    }
+    int need = CacheRecordDescriptor.recordLength(length);
+    if (head < 0 || fill[head] + need > blockBytes) {
+      head = nextBlock();
+    }
+    ByteBuf block = blocks[head];
+    int at = fill[head];
+    block.setLongLE(at + CacheRecordDescriptor.ADDRESS_OFFSET, address);
+    block.setIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET, length);
+    block.setIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET + 4, 0);
+    block.setBytes(at + CacheRecordDescriptor.PAYLOAD_OFFSET, source, sourceIndex, length);
+    index.put(address, ((long) head << 32) | at);
+    fill[head] = at + need;
+    usedBytes += need;
+    return true;
+  }
+
+  /** The cached payload length, or -1 when the address is not cached. */
+  public int length(long address) {
+    long location = index.get(address);
+    if (location == -1L) {
+      return -1;
+    }
+    return blocks[(int) (location >>> 32)].getIntLE(
+        (int) location + CacheRecordDescriptor.LENGTH_OFFSET);
+  }
+
+  /**
+   * A read-only view of the cached payload, valid until the next {@link #put}; null when not
+   * cached. Counts as a use for eviction.
+   */
+  public ByteBuf view(long address) {
+    long location = index.get(address);
+    if (location == -1L) {
+      return null;
+    }
+    int slot = (int) (location >>> 32);
+    int at = (int) location;
+    referenced[slot] = true;
+    ByteBuf block = blocks[slot];
+    int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
+    return block.slice(at + CacheRecordDescriptor.PAYLOAD_OFFSET, length).asReadOnly();
+  }
+
+  /**
+   * A read-only view the caller owns and releases; its bytes stay valid after eviction. Null when
+   * not cached. Counts as a use for eviction.
+   */
+  public ByteBuf retainedView(long address) {
+    long location = index.get(address);
+    if (location == -1L) {
+      return null;
+    }
+    int slot = (int) (location >>> 32);
+    int at = (int) location;
+    referenced[slot] = true;
+    ByteBuf block = blocks[slot];
+    int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
+    return block.retainedSlice(at + CacheRecordDescriptor.PAYLOAD_OFFSET, length).asReadOnly();
+  }
+
+  /** Releases the cache's blocks; views still held elsewhere keep their memory until released. */
+  @Override
+  public void close() {
+    for (int i = 0; i < blocks.length; i++) {
+      if (blocks[i] != null) {
+        blocks[i].release();
+        blocks[i] = null;
+      }
+    }
+    index.clear();
+    usedBytes = 0;
+    head = -1;
+  }
+
+  /** Moves the clock hand to the block the next records go into, emptying it if needed. */
+  private int nextBlock() {
+    if (blocks.length == 1) {
+      evict(0);
+      return prepare(0);
+    }
+    while (true) {
+      hand = hand + 1 == blocks.length ? 0 : hand + 1;
+      if (hand == head) {
+        continue;
+      }
+      if (blocks[hand] == null) {
+        return prepare(hand);
+      }
+      if (referenced[hand]) {
+        referenced[hand] = false; // second chance
+        continue;
+      }
+      evict(hand);
+      return prepare(hand);
+    }
+  }
+
+  private int prepare(int slot) {
+    if (blocks[slot] == null) {
+      blocks[slot] = Unpooled.directBuffer(blockBytes, blockBytes);
+    }
+    fill[slot] = 0;
+    referenced[slot] = false;
+    return slot;
+  }
+
+  private void evict(int slot) {
+    ByteBuf block = blocks[slot];
+    if (block == null) {
+      return;
+    }
+    int at = 0;
+    while (at < fill[slot]) {
+      long address = block.getLongLE(at + CacheRecordDescriptor.ADDRESS_OFFSET);
+      int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
+      if (index.get(address) == (((long) slot << 32) | at)) {
+        index.remove(address);
+      }
+      at += CacheRecordDescriptor.recordLength(length);
+    }
+    usedBytes -= fill[slot];
+    fill[slot] = 0;
+    evictedBlocks++;
+    if (block.refCnt() > 1) {
+      // Views are still out there (a socket has not written them yet): leave them this memory.
+      block.release();
+      blocks[slot] = null;
+    }
+  }
+}
