@@ -55,6 +55,9 @@ public final class StageDescriptor {
   public static final int PAYLOAD_LENGTH_OFFSET = 52;
   public static final int PAYLOAD_OFFSET = 56;
 
+  /** The most members one atomic group may have; replicas refuse larger groups. */
+  public static final int MAX_MEMBERS = 4096;
+
   private StageDescriptor() {}
 
   /** Encodes the frame up to the payload; the caller writes the payload right after it. */

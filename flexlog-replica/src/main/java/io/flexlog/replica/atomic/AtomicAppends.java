@@ -77,7 +77,7 @@ public final class AtomicAppends implements StagingHook {
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   /** The most members one atomic append may have. */
-  public static final int MAX_MEMBERS = 4096;
+  public static final int MAX_MEMBERS = StageDescriptor.MAX_MEMBERS;
 
   public static final Duration DEFAULT_RETRY = Duration.ofMillis(200);
 
