@@ -4,6 +4,8 @@ import io.flexlog.client.internals.ClientCore;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.model.Topology;
 import io.netty.buffer.Unpooled;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -99,6 +101,45 @@ public final class FlexLog implements AutoCloseable {
       throw new io.flexlog.core.error.InvalidArgumentException("the key must not be null");
     }
     return core.append(color, key, Unpooled.wrappedBuffer(payload));
+  }
+
+  /**
+   * Appends records to several colors atomically: either every record appears in its color, or none
+   * does, also if this client crashes midway (DESIGN §3.7, paper §6.4). The records are first
+   * staged on every replica of a shard of the broker color ({@code atomic.broker.color}, default
+   * {@code global}); once all are staged, the group is committed and the replicas place each record
+   * in its color with the record's own token, so no record ever appears twice.
+   *
+   * <pre>{@code
+   * Map<String, long[]> sns = log.appendAtomically(Map.of(
+   *     "orders", List.of(order),
+   *     "payments", List.of(debit, credit)));
+   * long debitSn = sns.get("payments")[0];
+   * }</pre>
+   *
+   * <p>Records of one color keep their list order in that color, but records of other writers may
+   * come between them. Each color's SNs strictly increase as usual.
+   *
+   * @return per color, the SNs of its records in list order
+   * @throws io.flexlog.core.error.InvalidArgumentException for no records, a null record, or more
+   *     than 4096 records
+   * @throws io.flexlog.core.error.UnknownColorException if a color (or the broker color) does not
+   *     exist; nothing is staged then
+   * @throws io.flexlog.core.error.RecordTooLargeException naming the record over max.record.bytes
+   * @throws io.flexlog.core.error.FlexLogTimeoutException after delivery.timeout.ms; the message
+   *     says whether the group was committed (then it may still appear, whole) or not
+   */
+  public Map<String, long[]> appendAtomically(Map<String, List<byte[]>> records) {
+    return await(appendAtomicallyAsync(records));
+  }
+
+  /**
+   * {@link #appendAtomically} without waiting. The arrays are sent without a copy: do not modify
+   * them until the future completes. Invalid input fails the future before anything is sent.
+   */
+  public CompletableFuture<Map<String, long[]>> appendAtomicallyAsync(
+      Map<String, List<byte[]>> records) {
+    return core.appendAtomically(records);
   }
 
   /**

@@ -37,6 +37,12 @@ public final class FlexLogConfig {
   public static final String CONNECT_TIMEOUT_MS = "connect.timeout.ms";
   public static final String SUBSCRIBE_WINDOW_BYTES = "subscribe.window.bytes";
 
+  /**
+   * The broker color of atomic appends ({@code appendAtomically}): members are staged on a shard in
+   * its subtree before they reach their colors. Default {@code global}.
+   */
+  public static final String ATOMIC_BROKER_COLOR = "atomic.broker.color";
+
   /** The smallest subscription window: room for a few small records per shard. */
   public static final long MIN_SUBSCRIBE_WINDOW_BYTES = 1024;
 
@@ -46,6 +52,7 @@ public final class FlexLogConfig {
   private final Duration readTimeout;
   private final Duration connectTimeout;
   private final long subscribeWindowBytes;
+  private final String atomicBrokerColor;
 
   private FlexLogConfig(Builder b) {
     if (b.bootstrapServers.isEmpty()) {
@@ -58,6 +65,12 @@ public final class FlexLogConfig {
     this.requestTimeout = positive(REQUEST_TIMEOUT_MS, b.requestTimeout);
     this.deliveryTimeout = positive(DELIVERY_TIMEOUT_MS, b.deliveryTimeout);
     this.readTimeout = positive(READ_TIMEOUT_MS, b.readTimeout);
+    try {
+      io.flexlog.core.model.Color.validateName(b.atomicBrokerColor);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(ATOMIC_BROKER_COLOR + ": " + e.getMessage(), e);
+    }
+    this.atomicBrokerColor = b.atomicBrokerColor;
     this.connectTimeout = positive(CONNECT_TIMEOUT_MS, b.connectTimeout);
     if (b.subscribeWindowBytes < MIN_SUBSCRIBE_WINDOW_BYTES) {
       throw new IllegalArgumentException(
@@ -115,6 +128,7 @@ public final class FlexLogConfig {
         case READ_TIMEOUT_MS -> b.readTimeout(Duration.ofMillis(parseLong(key, value)));
         case CONNECT_TIMEOUT_MS -> b.connectTimeout(Duration.ofMillis(parseLong(key, value)));
         case SUBSCRIBE_WINDOW_BYTES -> b.subscribeWindowBytes(parseBytes(key, value));
+        case ATOMIC_BROKER_COLOR -> b.atomicBrokerColor(value);
         default -> throw new IllegalArgumentException("unknown client config key '" + key + "'");
       }
     }
@@ -161,6 +175,10 @@ public final class FlexLogConfig {
     return subscribeWindowBytes;
   }
 
+  public String atomicBrokerColor() {
+    return atomicBrokerColor;
+  }
+
   /** Builds a {@link FlexLogConfig}; unset values keep their defaults. */
   public static final class Builder {
     private final List<String> bootstrapServers = new ArrayList<>(List.of("127.0.0.1:7070"));
@@ -169,6 +187,7 @@ public final class FlexLogConfig {
     private Duration readTimeout = Duration.ofSeconds(5);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private long subscribeWindowBytes = 1 << 20;
+    private String atomicBrokerColor = "global";
 
     private Builder() {}
 
@@ -204,6 +223,11 @@ public final class FlexLogConfig {
 
     public Builder subscribeWindowBytes(long value) {
       subscribeWindowBytes = value;
+      return this;
+    }
+
+    public Builder atomicBrokerColor(String value) {
+      atomicBrokerColor = value;
       return this;
     }
 

@@ -20,12 +20,16 @@ import io.flexlog.core.net.ConnectionErrors;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.CommitGroupDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.GroupResultDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.StageAckDescriptor;
+import io.flexlog.core.protocol.StageDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -78,6 +82,7 @@ public final class ClientCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientCore.class);
   private static final long SUBSCRIPTION_ID_BASE = 1L << 61;
   private static final long READ_ID_BASE = 1L << 62;
+  private static final long ATOMIC_ID_BASE = 1L << 60;
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   private final FlexLogConfig config;
@@ -102,6 +107,8 @@ public final class ClientCore implements AutoCloseable {
   private int roundRobin;
   private long readIds = READ_ID_BASE;
   private long subscriptionIds = SUBSCRIPTION_ID_BASE;
+  private long atomicIds = ATOMIC_ID_BASE;
+  private final LongObjectHashMap<PendingGroup> groups = new LongObjectHashMap<>();
   private final ScheduledFuture<?> timer;
   private volatile boolean closed;
 
@@ -400,6 +407,284 @@ public final class ClientCore implements AutoCloseable {
     append.future.completeExceptionally(error);
   }
 
+  // ---------------------------------------------------------------- atomic appends
+
+  /**
+   * Appends records to several colors, all or nothing (DESIGN §3.7): stages every member on every
+   * replica of a shard of the broker color ({@code atomic.broker.color}), then commits the group;
+   * the replicas forward each member to its color with the member's own token.
+   *
+   * @return SNs per color, in the order of that color's list
+   */
+  public CompletableFuture<Map<String, long[]>> appendAtomically(
+      Map<String, List<byte[]>> records) {
+    CompletableFuture<Map<String, long[]>> future = new CompletableFuture<>();
+    try {
+      checkOpen();
+      PendingGroup group = newGroup(records, future);
+      loop.execute(() -> startGroup(group));
+    } catch (RuntimeException e) {
+      future.completeExceptionally(e);
+    }
+    return future;
+  }
+
+  /** Validates everything before anything is staged; resolves colors (refreshing once). */
+  private PendingGroup newGroup(
+      Map<String, List<byte[]>> records, CompletableFuture<Map<String, long[]>> future) {
+    if (records == null || records.isEmpty()) {
+      throw new InvalidArgumentException("an atomic append needs at least one color");
+    }
+    List<String> names = new ArrayList<>();
+    List<byte[]> members = new ArrayList<>();
+    List<Integer> memberColor = new ArrayList<>();
+    for (Map.Entry<String, List<byte[]>> entry : records.entrySet()) {
+      String name = entry.getKey();
+      if (name == null || entry.getValue() == null) {
+        throw new InvalidArgumentException("an atomic append needs a color name and a list");
+      }
+      color(name);
+      int colorIndex = names.size();
+      names.add(name);
+      List<byte[]> payloads = entry.getValue();
+      for (int i = 0; i < payloads.size(); i++) {
+        byte[] payload = payloads.get(i);
+        if (payload == null) {
+          throw new InvalidArgumentException("record " + i + " of color '" + name + "' is null");
+        }
+        if (payload.length > maxRecordBytes()) {
+          throw new RecordTooLargeException(
+              "record "
+                  + i
+                  + " of color '"
+                  + name
+                  + "' has "
+                  + payload.length
+                  + " bytes, over the cluster's max.record.bytes="
+                  + maxRecordBytes());
+        }
+        members.add(payload);
+        memberColor.add(colorIndex);
+      }
+    }
+    if (members.isEmpty()) {
+      throw new InvalidArgumentException("an atomic append needs at least one record");
+    }
+    if (members.size() > StageDescriptor.MAX_MEMBERS) {
+      throw new InvalidArgumentException(
+          "an atomic append has at most "
+              + StageDescriptor.MAX_MEMBERS
+              + " records, got "
+              + members.size());
+    }
+    color(config.atomicBrokerColor());
+    ByteBuf[] payloads = new ByteBuf[members.size()];
+    for (int i = 0; i < payloads.length; i++) {
+      payloads[i] = io.netty.buffer.Unpooled.wrappedBuffer(members.get(i));
+    }
+    return new PendingGroup(
+        session,
+        sequence.incrementAndGet(),
+        List.copyOf(names),
+        memberColor.stream().mapToInt(Integer::intValue).toArray(),
+        payloads,
+        future,
+        System.nanoTime() + config.deliveryTimeout().toNanos());
+  }
+
+  private void startGroup(PendingGroup group) {
+    if (group.future.isDone()) {
+      return;
+    }
+    int colors = group.colorNames.size();
+    group.colorIds = new int[colors];
+    for (int c = 0; c < colors; c++) {
+      Optional<Color> color = topology().color(group.colorNames.get(c));
+      if (color.isEmpty()) {
+        failGroup(group, unknownColor(group.colorNames.get(c)));
+        return;
+      }
+      group.colorIds[c] = color.get().id();
+    }
+    Optional<Color> brokerColor = topology().color(config.atomicBrokerColor());
+    List<Shard> brokers = brokerColor.map(c -> shardsOf(c.id())).orElse(List.of());
+    if (brokers.isEmpty()) {
+      failGroup(
+          group,
+          new FlexLogException(
+              "broker color '" + config.atomicBrokerColor() + "' has no shard to stage on"));
+      return;
+    }
+    group.broker = brokers.get(Math.floorMod(roundRobin++, brokers.size()));
+    int count = group.memberCount();
+    group.targetShard = new int[count];
+    group.sequences = new long[count];
+    group.stagedMask = new int[count];
+    for (int i = 0; i < count; i++) {
+      group.sequences[i] = sequence.incrementAndGet();
+      List<Shard> shards = shardsOf(group.colorIds[group.memberColor[i]]);
+      if (shards.isEmpty()) {
+        failGroup(
+            group,
+            new FlexLogException(
+                "color '" + group.colorNames.get(group.memberColor[i]) + "' has no shard"));
+        return;
+      }
+      // Chosen from the token, and carried in STAGE, so every replica of the broker shard
+      // forwards the member to the same shard.
+      long mixed = (group.sequences[i] ^ session) * 0x9E3779B97F4A7C15L;
+      group.targetShard[i] = shards.get(Math.floorMod(Long.hashCode(mixed), shards.size())).id();
+    }
+    group.requestId = atomicIds++;
+    groups.put(group.requestId, group);
+    sendGroup(group);
+  }
+
+  /** Sends what the group's phase still needs: unacknowledged stages, or the commit. */
+  private void sendGroup(PendingGroup group) {
+    group.attempts++;
+    group.attemptDeadlineNs = System.nanoTime() + config.requestTimeout().toNanos();
+    List<Integer> replicas = group.broker.replicaNodeIds();
+    for (int r = 0; r < replicas.size(); r++) {
+      NodeConnection connection = connection(replicas.get(r));
+      if (group.committing) {
+        connection.write(
+            CommitGroupDescriptor.encode(
+                ALLOC,
+                group.requestId,
+                group.groupHigh,
+                group.groupLow,
+                group.broker.id(),
+                group.memberCount()));
+      } else {
+        for (int i = 0; i < group.memberCount(); i++) {
+          if ((group.stagedMask[i] & (1 << r)) == 0) {
+            writeStage(connection, group, i);
+          }
+        }
+      }
+      markDirty(connection);
+    }
+  }
+
+  private void writeStage(NodeConnection connection, PendingGroup group, int index) {
+    ByteBuf payload = group.payloads[index];
+    connection.write(
+        StageDescriptor.encodeHeader(
+            ALLOC,
+            group.requestId,
+            group.groupHigh,
+            group.groupLow,
+            index,
+            group.memberCount(),
+            group.broker.id(),
+            group.colorIds[group.memberColor[index]],
+            group.targetShard[index],
+            session,
+            group.sequences[index],
+            payload.readableBytes()));
+    connection.write(payload.retainedDuplicate());
+  }
+
+  private void onStageAck(ByteBuf frame) {
+    PendingGroup group = groups.get(FrameDescriptor.requestId(frame));
+    if (group == null
+        || group.committing
+        || StageAckDescriptor.groupLow(frame) != group.groupLow
+        || StageAckDescriptor.groupHigh(frame) != group.groupHigh) {
+      return;
+    }
+    int replica = group.broker.replicaNodeIds().indexOf(StageAckDescriptor.replicaNodeId(frame));
+    int index = StageAckDescriptor.memberIndex(frame);
+    if (replica < 0 || index < 0 || index >= group.memberCount()) {
+      return;
+    }
+    int before = group.stagedMask[index];
+    group.stagedMask[index] |= 1 << replica;
+    if (before != group.allReplicasMask() && group.stagedMask[index] == group.allReplicasMask()) {
+      group.stagedMembers++;
+      if (group.stagedMembers == group.memberCount()) {
+        group.committing = true;
+        sendGroup(group);
+      }
+    }
+  }
+
+  private void onGroupResult(ByteBuf frame) {
+    PendingGroup group = groups.get(FrameDescriptor.requestId(frame));
+    if (group == null
+        || GroupResultDescriptor.groupLow(frame) != group.groupLow
+        || GroupResultDescriptor.groupHigh(frame) != group.groupHigh) {
+      return;
+    }
+    if (GroupResultDescriptor.count(frame) != group.memberCount()) {
+      failGroup(
+          group,
+          new FlexLogException(
+              "replica answered "
+                  + GroupResultDescriptor.count(frame)
+                  + " SNs for an atomic append of "
+                  + group.memberCount()
+                  + " records"));
+      return;
+    }
+    int colors = group.colorNames.size();
+    int[] perColor = new int[colors];
+    for (int c : group.memberColor) {
+      perColor[c]++;
+    }
+    Map<String, long[]> result = new java.util.LinkedHashMap<>();
+    long[][] sns = new long[colors][];
+    for (int c = 0; c < colors; c++) {
+      sns[c] = new long[perColor[c]];
+      result.put(group.colorNames.get(c), sns[c]);
+    }
+    int[] filled = new int[colors];
+    for (int i = 0; i < group.memberCount(); i++) {
+      int c = group.memberColor[i];
+      sns[c][filled[c]++] = GroupResultDescriptor.sn(frame, i);
+    }
+    groups.remove(group.requestId);
+    group.release();
+    group.future.complete(result);
+  }
+
+  private void failGroup(PendingGroup group, FlexLogException error) {
+    if (groups.remove(group.requestId) != null || !group.future.isDone()) {
+      group.release();
+    }
+    group.future.completeExceptionally(error);
+  }
+
+  private void checkGroups(long now) {
+    List<PendingGroup> expired = null;
+    for (PendingGroup group : groups.values()) {
+      if (now - group.deliveryDeadlineNs > 0) {
+        expired = expired == null ? new ArrayList<>() : expired;
+        expired.add(group);
+      } else if (now - group.attemptDeadlineNs > 0) {
+        sendGroup(group);
+      }
+    }
+    if (expired != null) {
+      for (PendingGroup group : expired) {
+        failGroup(
+            group,
+            new FlexLogTimeoutException(
+                "atomic append to "
+                    + group.colorNames
+                    + " not "
+                    + (group.committing ? "answered" : "staged on every replica")
+                    + " within "
+                    + config.deliveryTimeout().toMillis()
+                    + " ms; "
+                    + (group.committing
+                        ? "it may still appear, all records or none"
+                        : "nothing was committed")));
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- reads
 
   /** Reads the record of a color at an SN: empty for a hole. */
@@ -674,6 +959,13 @@ public final class ClientCore implements AutoCloseable {
       }
       return;
     }
+    if (requestId >= ATOMIC_ID_BASE && requestId < SUBSCRIPTION_ID_BASE) {
+      PendingGroup group = groups.get(requestId);
+      if (group != null && code != ErrorCode.NOT_READY) {
+        failGroup(group, FlexLogException.fromWire(code, message));
+      }
+      return;
+    }
     if (requestId >= SUBSCRIPTION_ID_BASE) {
       ShardStream stream = streams.get(requestId);
       if (stream != null) {
@@ -701,6 +993,9 @@ public final class ClientCore implements AutoCloseable {
   private void checkDeadlines() {
     long now = System.nanoTime();
     checkAppends(now);
+    if (!groups.isEmpty()) {
+      checkGroups(now);
+    }
     for (int i = subscriptions.size() - 1; i >= 0; i--) {
       ClientSubscription subscription = subscriptions.get(i);
       if (subscription.isStopped()) {
@@ -823,6 +1118,7 @@ public final class ClientCore implements AutoCloseable {
               timer.cancel(false);
               FlexLogException error = new FlexLogException("the FlexLog client was closed");
               new ArrayList<>(appends.values()).forEach(a -> failAppend(a, error));
+              new ArrayList<>(groups.values()).forEach(g -> failGroup(g, error));
               new ArrayList<>(reads.values())
                   .stream()
                       .distinct()
@@ -852,6 +1148,8 @@ public final class ClientCore implements AutoCloseable {
           case MessageType.READ_RESPONSE -> onReadResponse(frame);
           case MessageType.SUBSCRIBE_RECORDS, MessageType.SUBSCRIBE_PROGRESS ->
               onSubscriptionFrame(frame);
+          case MessageType.STAGE_ACK -> onStageAck(frame);
+          case MessageType.GROUP_RESULT -> onGroupResult(frame);
           case MessageType.ERROR -> onError(frame);
           default ->
               LOG.warn(

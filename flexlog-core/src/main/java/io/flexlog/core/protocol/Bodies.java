@@ -36,4 +36,12 @@ final class Bodies {
     }
     return count;
   }
+
+  /** Checks that a member index lies in {@code [0, count)} and the count is positive. */
+  static void requireMember(ByteBuf frame, String message, int index, int count) {
+    if (count < 1 || index < 0 || index >= count) {
+      throw new ProtocolException(
+          message + " member index " + index + " outside a group of " + count + " members");
+    }
+  }
 }

@@ -60,6 +60,20 @@ public final class MessageType {
   /** Client to replica: end a subscription. */
   public static final byte UNSUBSCRIBE = 16;
 
+  // Codes 30-39: atomic multi-color appends (DESIGN §3.7).
+
+  /** Client to every replica of the broker shard: store one member of an atomic group. */
+  public static final byte STAGE = 30;
+
+  /** Replica to client: a member is staged durably. */
+  public static final byte STAGE_ACK = 31;
+
+  /** Client to replicas of the broker shard: every member is staged; forward them all. */
+  public static final byte COMMIT_GROUP = 32;
+
+  /** Replica to client: every member of the group is committed; their SNs. */
+  public static final byte GROUP_RESULT = 33;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -84,6 +98,10 @@ public final class MessageType {
       case SUBSCRIBE_PROGRESS -> "SUBSCRIBE_PROGRESS";
       case SUBSCRIBE_CREDIT -> "SUBSCRIBE_CREDIT";
       case UNSUBSCRIBE -> "UNSUBSCRIBE";
+      case STAGE -> "STAGE";
+      case STAGE_ACK -> "STAGE_ACK";
+      case COMMIT_GROUP -> "COMMIT_GROUP";
+      case GROUP_RESULT -> "GROUP_RESULT";
       default -> "UNKNOWN(" + type + ")";
     };
   }

@@ -263,6 +263,71 @@ sealed interface WireMessage {
     }
   }
 
+  record Stage(
+      long requestId,
+      long groupHigh,
+      long groupLow,
+      int memberIndex,
+      int memberCount,
+      int brokerShardId,
+      int targetColorId,
+      int targetShardId,
+      long tokenSession,
+      long tokenSequence,
+      Bytes payload)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return StageDescriptor.encodeHeader(
+              alloc,
+              requestId,
+              groupHigh,
+              groupLow,
+              memberIndex,
+              memberCount,
+              brokerShardId,
+              targetColorId,
+              targetShardId,
+              tokenSession,
+              tokenSequence,
+              payload.value().length)
+          .writeBytes(payload.value());
+    }
+  }
+
+  record StageAck(long requestId, long groupHigh, long groupLow, int memberIndex, int replicaId)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return StageAckDescriptor.encode(
+          alloc, requestId, groupHigh, groupLow, memberIndex, replicaId);
+    }
+  }
+
+  record CommitGroup(
+      long requestId, long groupHigh, long groupLow, int brokerShardId, int memberCount)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return CommitGroupDescriptor.encode(
+          alloc, requestId, groupHigh, groupLow, brokerShardId, memberCount);
+    }
+  }
+
+  record GroupResult(long requestId, long groupHigh, long groupLow, int replicaId, List<Long> sns)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return GroupResultDescriptor.encode(
+          alloc,
+          requestId,
+          groupHigh,
+          groupLow,
+          replicaId,
+          sns.stream().mapToLong(Long::longValue).toArray());
+    }
+  }
+
   /**
    * Reads a validated frame through every accessor of its descriptor. Does not move the frame's
    * indices and does not release it.
@@ -355,6 +420,34 @@ sealed interface WireMessage {
       case MessageType.SUBSCRIBE_CREDIT ->
           new SubscribeCredit(requestId, SubscribeCreditDescriptor.credit(frame));
       case MessageType.UNSUBSCRIBE -> new Unsubscribe(requestId);
+      case MessageType.STAGE ->
+          new Stage(
+              requestId,
+              StageDescriptor.groupHigh(frame),
+              StageDescriptor.groupLow(frame),
+              StageDescriptor.memberIndex(frame),
+              StageDescriptor.memberCount(frame),
+              StageDescriptor.brokerShardId(frame),
+              StageDescriptor.targetColorId(frame),
+              StageDescriptor.targetShardId(frame),
+              StageDescriptor.tokenSession(frame),
+              StageDescriptor.tokenSequence(frame),
+              bytesOf(StageDescriptor.payload(frame), StageDescriptor.payloadLength(frame)));
+      case MessageType.STAGE_ACK ->
+          new StageAck(
+              requestId,
+              StageAckDescriptor.groupHigh(frame),
+              StageAckDescriptor.groupLow(frame),
+              StageAckDescriptor.memberIndex(frame),
+              StageAckDescriptor.replicaNodeId(frame));
+      case MessageType.COMMIT_GROUP ->
+          new CommitGroup(
+              requestId,
+              CommitGroupDescriptor.groupHigh(frame),
+              CommitGroupDescriptor.groupLow(frame),
+              CommitGroupDescriptor.brokerShardId(frame),
+              CommitGroupDescriptor.memberCount(frame));
+      case MessageType.GROUP_RESULT -> readGroupResult(frame);
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }
@@ -365,6 +458,20 @@ sealed interface WireMessage {
           "payload view has " + payloadView.readableBytes() + " bytes, declared " + declaredLength);
     }
     return new Bytes(ByteBufUtil.getBytes(payloadView));
+  }
+
+  private static GroupResult readGroupResult(ByteBuf frame) {
+    int count = GroupResultDescriptor.count(frame);
+    List<Long> sns = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      sns.add(GroupResultDescriptor.sn(frame, i));
+    }
+    return new GroupResult(
+        FrameDescriptor.requestId(frame),
+        GroupResultDescriptor.groupHigh(frame),
+        GroupResultDescriptor.groupLow(frame),
+        GroupResultDescriptor.replicaNodeId(frame),
+        sns);
   }
 
   private static SubscribeRecords readSubscribeRecords(ByteBuf frame) {

@@ -34,7 +34,67 @@ final class WireMessageArbitraries {
         metadataResponses(),
         hellos(),
         sequencerMessages(),
-        subscriptionMessages());
+        subscriptionMessages(),
+        atomicMessages());
+  }
+
+  /** The atomic-append frames (codes 30-33), with values their validators accept. */
+  static Arbitrary<WireMessage> atomicMessages() {
+    Arbitrary<int[]> members =
+        Arbitraries.integers()
+            .between(1, Integer.MAX_VALUE)
+            .flatMap(
+                count ->
+                    Arbitraries.integers()
+                        .between(0, count - 1)
+                        .map(index -> new int[] {index, count}));
+    Arbitrary<WireMessage> stages =
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.longs().tuple2(),
+                members,
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.longs().tuple2(),
+                payloads())
+            .as(
+                (requestId, group, member, broker, color, shard, token, payload) ->
+                    new WireMessage.Stage(
+                        requestId,
+                        group.get1(),
+                        group.get2(),
+                        member[0],
+                        member[1],
+                        broker,
+                        color,
+                        shard,
+                        token.get1(),
+                        token.get2(),
+                        payload));
+    return Arbitraries.oneOf(
+        stages,
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers())
+            .as(WireMessage.StageAck::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers().greaterOrEqual(1))
+            .as(WireMessage.CommitGroup::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs().list().ofMaxSize(8))
+            .as(WireMessage.GroupResult::new));
   }
 
   /** The sequencer-to-sequencer frames (codes 20-29), with values their validators accept. */

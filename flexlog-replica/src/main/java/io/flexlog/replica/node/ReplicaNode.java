@@ -4,6 +4,8 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.replica.atomic.AtomicAppends;
+import io.flexlog.replica.atomic.PeerLinks;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
@@ -65,6 +67,8 @@ public final class ReplicaNode implements AutoCloseable {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final ReplicationEngine engine;
+  private final PeerLinks peers;
+  private final AtomicAppends atomic;
   private final Int2ObjectHashMap<SequencerLink> linksBySequencer = new Int2ObjectHashMap<>();
   private final Map<Integer, SequencerLink> linksByShard = new HashMap<>();
   private Channel serverChannel;
@@ -90,6 +94,18 @@ public final class ReplicaNode implements AutoCloseable {
     this.engine =
         new ReplicationEngine(
             config.nodeId(), topology, storage, config.limits(), new Gateway(), loop, registry);
+    this.peers = new PeerLinks(loop, engine::topology);
+    this.atomic =
+        new AtomicAppends(
+            config.nodeId(),
+            engine,
+            storage,
+            config.limits(),
+            loop,
+            peers,
+            AtomicAppends.DEFAULT_RETRY);
+    peers.deliverTo(atomic::onPeerFrame);
+    engine.attachStaging(atomic);
   }
 
   /** Recovers the log, starts listening and connects to the sequencers. */
@@ -226,6 +242,8 @@ public final class ReplicaNode implements AutoCloseable {
       run(
           () -> {
             linksBySequencer.values().forEach(SequencerLink::close);
+            atomic.close();
+            peers.close();
             if (serverChannel != null) {
               serverChannel.close();
             }

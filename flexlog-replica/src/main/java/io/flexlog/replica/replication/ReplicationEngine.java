@@ -81,6 +81,7 @@ public final class ReplicationEngine {
   private final Counter readsAbsent;
   private final Counter readsRetry;
   private final SubscriptionService subscriptions;
+  private StagingHook staging = StagingHook.NONE;
 
   public ReplicationEngine(
       int nodeId,
@@ -123,6 +124,19 @@ public final class ReplicationEngine {
         .register(registry);
   }
 
+  /**
+   * Installs the atomic-append component (DESIGN §3.7). Call before {@link #recover()}, so that
+   * recovery hands it the staging entries.
+   */
+  public void attachStaging(StagingHook hook) {
+    this.staging = hook;
+  }
+
+  /** Asks for an end of turn: a log flush, then {@link StagingHook#onFlushed()}. */
+  public void requestEndOfTurn() {
+    scheduleEndOfTurn();
+  }
+
   /** The latest topology applied (see {@link #updateTopology}). */
   public Topology topology() {
     return topology;
@@ -163,6 +177,10 @@ public final class ReplicationEngine {
     int[] counts = new int[2];
     storage.recover(
         (address, shardId, colorId, session, sequence, sn, length) -> {
+          if (colorId == StagingHook.STAGING_COLOR_ID) {
+            staging.onRecoveredEntry(address, shardId, session, sequence, sn);
+            return;
+          }
           if (!hostedShards.containsKey(shardId)) {
             LOG.warn(
                 "log holds an entry of shard {} which node {} no longer hosts", shardId, nodeId);
@@ -177,6 +195,7 @@ public final class ReplicationEngine {
             counts[1]++;
           }
         });
+    staging.onRecovered();
     LOG.info(
         "replica {} recovered {} committed and {} pending entries ({} engine, {} durability)",
         nodeId,
@@ -263,6 +282,17 @@ public final class ReplicationEngine {
       return false;
     }
     return true;
+  }
+
+  /** STAGE or COMMIT_GROUP: handed to the atomic-append component. */
+  public void onAtomicFrame(Channel channel, ByteBuf frame) {
+    if (!staging.onClientFrame(channel, frame)) {
+      writeError(
+          channel,
+          FrameDescriptor.requestId(frame),
+          ErrorCode.INVALID_ARGUMENT,
+          "replica node " + nodeId + " does not serve atomic appends");
+    }
   }
 
   public void onRead(Channel channel, ByteBuf frame) {
@@ -527,6 +557,7 @@ public final class ReplicationEngine {
     inEndOfTurn = true;
     try {
       storage.flush();
+      staging.onFlushed();
       sendOrderRequests();
       publishCommits();
       for (int i = 0; i < logList.size(); i++) {
