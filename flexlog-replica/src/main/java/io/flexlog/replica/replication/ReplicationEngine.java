@@ -420,7 +420,8 @@ public final class ReplicationEngine {
       refusal = "shard " + shardId + " is not in the subtree of color id " + colorId;
     } else if (fromSn < 0) {
       refusal = "subscription start SN must be >= 0, got " + fromSn;
-    } else if (fromSn != Sn.NONE && fromSn <= storage.trimPoint(colorId)) {
+    } else if ((SubscribeDescriptor.flags(frame) & SubscribeDescriptor.REFUSE_TRIMMED) != 0
+        && fromSn <= storage.trimPoint(colorId)) {
       code = ErrorCode.TRIMMED;
       refusal =
           "cannot subscribe to color id "

@@ -16,6 +16,7 @@ import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
@@ -164,10 +165,14 @@ class TrimTest {
     return nextFrame();
   }
 
-  private ByteBuf subscribe(long fromSn) {
+  private ByteBuf subscribe(long fromSn, byte flags) {
+    return subscribe(fromSn, flags, 1 << 20);
+  }
+
+  private ByteBuf subscribe(long fromSn, byte flags, long credit) {
     ByteBuf frame =
         SubscribeDescriptor.encode(
-            ByteBufAllocator.DEFAULT, 11, GLOBAL, SHARD, fromSn, 1 << 20, (byte) 0);
+            ByteBufAllocator.DEFAULT, 11, GLOBAL, SHARD, fromSn, credit, flags);
     try {
       engine.onSubscribe(client, frame);
     } finally {
@@ -281,18 +286,48 @@ class TrimTest {
     appendThree();
     trim(GLOBAL, SN_2).release();
     assertError(
-        subscribe(SN_1), ErrorCode.TRIMMED, "from SN " + SN_1, "trimmed through SN " + SN_2);
+        subscribe(SN_1, SubscribeDescriptor.REFUSE_TRIMMED),
+        ErrorCode.TRIMMED,
+        "from SN " + SN_1,
+        "trimmed through SN " + SN_2);
   }
 
   @Test
   void shouldStartSubscriptionsFromZeroAfterTheTrimPoint() {
     appendThree();
     trim(GLOBAL, SN_2).release();
-    ByteBuf records = subscribe(0);
+    assertFirstRecord(subscribe(0, (byte) 0), SN_3);
+  }
+
+  @Test
+  void shouldResumeATrimmedStartAfterTheTrimPointUnlessAskedToRefuse() {
+    appendThree();
+    trim(GLOBAL, SN_2).release();
+    assertFirstRecord(subscribe(SN_1, (byte) 0), SN_3);
+  }
+
+  @Test
+  void shouldSkipRecordsTrimmedWhileASubscriptionWasOpen() {
+    appendThree();
+    long oneRecord = SubscribeRecordsDescriptor.recordCost("record-1".length());
+    assertFirstRecord(subscribe(SN_1, SubscribeDescriptor.REFUSE_TRIMMED, oneRecord), SN_1);
+    trim(GLOBAL, SN_2).release();
+
+    ByteBuf frame = SubscribeCreditDescriptor.encode(ByteBufAllocator.DEFAULT, 11, 1 << 20);
+    try {
+      engine.onSubscribeCredit(client, frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+    assertFirstRecord(nextFrame(), SN_3);
+  }
+
+  private static void assertFirstRecord(ByteBuf records, long sn) {
     try {
       assertThat(FrameDescriptor.type(records)).isEqualTo(MessageType.SUBSCRIBE_RECORDS);
       assertThat(SubscribeRecordsDescriptor.count(records)).isEqualTo(1);
-      assertThat(SubscribeRecordsDescriptor.sn(records, 0)).isEqualTo(SN_3);
+      assertThat(SubscribeRecordsDescriptor.sn(records, 0)).isEqualTo(sn);
     } finally {
       records.release();
     }
