@@ -186,6 +186,27 @@ public final class FlexLog implements AutoCloseable {
     return core.subscribe(color, fromSn);
   }
 
+  /**
+   * Trims a color (DESIGN §3.5): every record of the color at or below {@code sn} is dropped on
+   * every replica of every shard in the color's subtree, and later reads of those SNs throw {@code
+   * TrimmedException}. Returns once every replica recorded the trim point durably.
+   *
+   * @return the new trim point (head = trim point + 1) and the color's tail
+   * @throws io.flexlog.core.error.InvalidArgumentException if {@code sn < 1} or {@code sn} lies
+   *     beyond the tail of the color on some replica (nothing can be trimmed that was not assigned)
+   * @throws io.flexlog.core.error.UnknownColorException if the color does not exist
+   * @throws io.flexlog.core.error.FlexLogTimeoutException if some replica did not answer within
+   *     request.timeout.ms
+   */
+  public TrimResult trim(String color, long sn) {
+    return await(trimAsync(color, sn));
+  }
+
+  /** {@link #trim(String, long)} without waiting. */
+  public CompletableFuture<TrimResult> trimAsync(String color, long sn) {
+    return core.trim(color, sn);
+  }
+
   /** The cluster's topology as last fetched. */
   public Topology topology() {
     return core.topology();

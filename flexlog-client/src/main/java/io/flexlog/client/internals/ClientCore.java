@@ -5,6 +5,7 @@ import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordHandler;
 import io.flexlog.client.RecordStream;
 import io.flexlog.client.Subscription;
+import io.flexlog.client.TrimResult;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
@@ -30,6 +31,8 @@ import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
+import io.flexlog.core.protocol.TrimDescriptor;
+import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -83,6 +86,10 @@ public final class ClientCore implements AutoCloseable {
   private static final long SUBSCRIPTION_ID_BASE = 1L << 61;
   private static final long READ_ID_BASE = 1L << 62;
   private static final long ATOMIC_ID_BASE = 1L << 60;
+
+  /** Trim request ids: above every subscription id ever used, below the read ids. */
+  private static final long TRIM_ID_BASE = 3L << 60;
+
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   private final FlexLogConfig config;
@@ -108,6 +115,8 @@ public final class ClientCore implements AutoCloseable {
   private long readIds = READ_ID_BASE;
   private long subscriptionIds = SUBSCRIPTION_ID_BASE;
   private long atomicIds = ATOMIC_ID_BASE;
+  private long trimIds = TRIM_ID_BASE;
+  private final LongObjectHashMap<PendingTrim> trims = new LongObjectHashMap<>();
   private final LongObjectHashMap<PendingGroup> groups = new LongObjectHashMap<>();
   private final ScheduledFuture<?> timer;
   private volatile boolean closed;
@@ -824,6 +833,109 @@ public final class ClientCore implements AutoCloseable {
     }
   }
 
+  // ---------------------------------------------------------------- trim
+
+  /**
+   * Trims a color (DESIGN §3.5): sends TRIM to every replica node of every shard in the color's
+   * subtree and completes once each recorded the trim point durably. A refusal from any node fails
+   * the trim with that node's typed error (the nodes that accepted keep their trim point; trimming
+   * again at the same SN is harmless).
+   */
+  public CompletableFuture<TrimResult> trim(String colorName, long sn) {
+    CompletableFuture<TrimResult> future = new CompletableFuture<>();
+    try {
+      checkOpen();
+      if (sn < 1) {
+        throw new InvalidArgumentException("a trim SN must be >= 1, got " + sn);
+      }
+      Color color = color(colorName);
+      int[] nodeIds =
+          shardsOf(color.id()).stream()
+              .flatMap(shard -> shard.replicaNodeIds().stream())
+              .mapToInt(Integer::intValue)
+              .distinct()
+              .sorted()
+              .toArray();
+      if (nodeIds.length == 0) {
+        throw new FlexLogException("color '" + colorName + "' has no shard to trim");
+      }
+      long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+      loop.execute(() -> startTrim(color, sn, nodeIds, future, deadline));
+    } catch (RuntimeException e) {
+      future.completeExceptionally(e);
+    }
+    return future;
+  }
+
+  private void startTrim(
+      Color color, long sn, int[] nodeIds, CompletableFuture<TrimResult> future, long deadline) {
+    PendingTrim trim =
+        new PendingTrim(color.name(), color.id(), sn, nodeIds, trimIds, future, deadline);
+    trimIds += nodeIds.length;
+    for (int i = 0; i < nodeIds.length; i++) {
+      trims.put(trim.firstRequestId + i, trim);
+      NodeConnection connection = connection(nodeIds[i]);
+      connection.write(TrimDescriptor.encode(ALLOC, trim.firstRequestId + i, color.id(), sn));
+      markDirty(connection);
+    }
+  }
+
+  private void onTrimResponse(ByteBuf frame) {
+    long requestId = FrameDescriptor.requestId(frame);
+    PendingTrim trim = trims.get(requestId);
+    if (trim == null || trim.future.isDone()) {
+      return;
+    }
+    if (trim.onAnswer(
+        requestId, TrimResponseDescriptor.trimPoint(frame), TrimResponseDescriptor.tail(frame))) {
+      finishTrim(trim);
+      trim.future.complete(trim.result());
+    }
+  }
+
+  private void onTrimError(PendingTrim trim, long requestId, ErrorCode code, String message) {
+    finishTrim(trim);
+    trim.future.completeExceptionally(
+        FlexLogException.fromWire(
+            code,
+            "trim of color '"
+                + trim.colorName
+                + "' at SN "
+                + trim.sn
+                + " refused by replica node "
+                + trim.nodeOf(requestId)
+                + ": "
+                + message));
+  }
+
+  private void finishTrim(PendingTrim trim) {
+    for (int i = 0; i < trim.nodeIds.length; i++) {
+      trims.remove(trim.firstRequestId + i);
+    }
+  }
+
+  private void checkTrims(long now) {
+    List<PendingTrim> late =
+        trims.values().stream()
+            .distinct()
+            .filter(trim -> now - trim.deadlineNs > 0)
+            .collect(Collectors.toList());
+    for (PendingTrim trim : late) {
+      finishTrim(trim);
+      trim.future.completeExceptionally(
+          new FlexLogTimeoutException(
+              "trim of color '"
+                  + trim.colorName
+                  + "' at SN "
+                  + trim.sn
+                  + " not acknowledged by replica nodes "
+                  + trim.unanswered()
+                  + " within "
+                  + config.requestTimeout().toMillis()
+                  + " ms; the nodes that answered keep the trim point"));
+    }
+  }
+
   // ---------------------------------------------------------------- subscriptions
 
   /** Opens a subscription read by the application (see {@link RecordStream}). */
@@ -959,6 +1071,13 @@ public final class ClientCore implements AutoCloseable {
       }
       return;
     }
+    if (requestId >= TRIM_ID_BASE) {
+      PendingTrim trim = trims.get(requestId);
+      if (trim != null && !trim.future.isDone()) {
+        onTrimError(trim, requestId, code, message);
+      }
+      return;
+    }
     if (requestId >= ATOMIC_ID_BASE && requestId < SUBSCRIPTION_ID_BASE) {
       PendingGroup group = groups.get(requestId);
       if (group != null && code != ErrorCode.NOT_READY) {
@@ -1006,6 +1125,9 @@ public final class ClientCore implements AutoCloseable {
     }
     if (!reads.isEmpty()) {
       checkReads(now);
+    }
+    if (!trims.isEmpty()) {
+      checkTrims(now);
     }
     flushDirty();
   }
@@ -1127,6 +1249,14 @@ public final class ClientCore implements AutoCloseable {
                             finishRead(read);
                             read.future.completeExceptionally(error);
                           });
+              new ArrayList<>(trims.values())
+                  .stream()
+                      .distinct()
+                      .forEach(
+                          trim -> {
+                            finishTrim(trim);
+                            trim.future.completeExceptionally(error);
+                          });
               subscriptions.forEach(s -> s.fail(error));
               subscriptions.clear();
               flushDirty();
@@ -1150,6 +1280,7 @@ public final class ClientCore implements AutoCloseable {
               onSubscriptionFrame(frame);
           case MessageType.STAGE_ACK -> onStageAck(frame);
           case MessageType.GROUP_RESULT -> onGroupResult(frame);
+          case MessageType.TRIM_RESPONSE -> onTrimResponse(frame);
           case MessageType.ERROR -> onError(frame);
           default ->
               LOG.warn(

@@ -4,6 +4,7 @@ import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.TrimmedException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
@@ -128,7 +129,11 @@ final class ClientSubscription implements RecordStream {
   private void open(ShardStream stream) {
     absorbConsumed();
     long credit = Math.max(0, windowBytes - held[stream.index]);
-    stream.open(ctx, colorId, merger.resumeSn(stream.index), credit, openTimeoutNs);
+    long resumeSn = merger.resumeSn(stream.index);
+    // Only the subscriber's own start may be refused as trimmed; a resumption (or a start from 0)
+    // continues after whatever was trimmed meanwhile.
+    boolean refuseTrimmed = fromSn > 0 && resumeSn == fromSn;
+    stream.open(ctx, colorId, resumeSn, refuseTrimmed, credit, openTimeoutNs);
     LOG.debug(
         "subscription to '{}': opened {} from SN {} with {} bytes of credit",
         colorName,
@@ -203,7 +208,9 @@ final class ClientSubscription implements RecordStream {
         stream.park(ctx);
         ctx.refreshMetadata(() -> afterRefresh(stream, message));
       }
-      case INVALID_ARGUMENT, PROTOCOL, TRIMMED, RECORD_TOO_LARGE ->
+      case TRIMMED ->
+          fail(new TrimmedException("subscription to color '" + colorName + "': " + message));
+      case INVALID_ARGUMENT, PROTOCOL, RECORD_TOO_LARGE ->
           fail(FlexLogException.fromWire(code, message));
       default -> {
         LOG.debug("subscription to '{}': {} failed: {} {}", colorName, stream, code, message);

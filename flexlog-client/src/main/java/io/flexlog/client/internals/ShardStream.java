@@ -55,8 +55,19 @@ final class ShardStream {
     this.cursor = Math.floorMod(firstReplica, replicas.size());
   }
 
-  /** Subscribes at the current replica from {@code fromSn} with {@code credit} bytes. */
-  void open(SubscriptionContext ctx, int colorId, long fromSn, long credit, long openTimeoutNs) {
+  /**
+   * Subscribes at the current replica from {@code fromSn} with {@code credit} bytes.
+   *
+   * @param refuseTrimmed the replica must refuse if {@code fromSn} is trimmed (the subscriber's own
+   *     start); otherwise it starts after the trim point
+   */
+  void open(
+      SubscriptionContext ctx,
+      int colorId,
+      long fromSn,
+      boolean refuseTrimmed,
+      long credit,
+      long openTimeoutNs) {
     id = ctx.newSubscriptionId();
     nodeId = replicas.get(cursor);
     granted = credit;
@@ -72,7 +83,9 @@ final class ShardStream {
             shard.id(),
             fromSn,
             credit,
-            acceptUnsynced ? SubscribeDescriptor.ACCEPT_UNSYNCED : 0));
+            (byte)
+                ((acceptUnsynced ? SubscribeDescriptor.ACCEPT_UNSYNCED : 0)
+                    | (refuseTrimmed ? SubscribeDescriptor.REFUSE_TRIMMED : 0))));
     state = State.OPENING;
     deadlineNs = ctx.nanoTime() + openTimeoutNs;
   }

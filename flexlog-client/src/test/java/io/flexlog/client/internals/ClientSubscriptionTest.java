@@ -235,8 +235,28 @@ class ClientSubscriptionTest {
     assertThat(sent).extracting(Sent::shard).containsExactly(10, 11);
     assertThat(sent).extracting(Sent::fromSn).containsOnly(42L);
     assertThat(sent).extracting(Sent::credit).containsOnly(WINDOW);
-    assertThat(sent).extracting(Sent::flags).containsOnly((byte) 0);
+    // The subscriber's own start: a replica must refuse it if it is trimmed.
+    assertThat(sent).extracting(Sent::flags).containsOnly(SubscribeDescriptor.REFUSE_TRIMMED);
     assertThat(ctx.registered).hasSize(2);
+  }
+
+  @Test
+  void shouldLetAResumedStreamStartAfterTheTrimPointInsteadOfRefusing() {
+    subscription(42);
+    Sent first = openFor(ctx.take(), A);
+    ClientSubscription subscription = ctx.registered.get(first.id()).owner;
+
+    error(
+        subscription, first, ErrorCode.NOT_READY); // no progress yet: still the subscriber's start
+    Sent retried = openFor(ctx.take(), A);
+    assertThat(retried.fromSn()).isEqualTo(42);
+    assertThat(retried.flags()).isEqualTo(SubscribeDescriptor.REFUSE_TRIMMED);
+
+    progress(subscription, retried, 50);
+    subscription.onConnectionLost(retried.node());
+    Sent resumed = openFor(ctx.take(), A);
+    assertThat(resumed.fromSn()).isEqualTo(51);
+    assertThat(resumed.flags()).isZero();
   }
 
   @Test

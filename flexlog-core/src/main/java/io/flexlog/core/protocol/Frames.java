@@ -40,6 +40,8 @@ public final class Frames {
       case MessageType.STAGE_ACK -> StageAckDescriptor.validate(frame);
       case MessageType.COMMIT_GROUP -> CommitGroupDescriptor.validate(frame);
       case MessageType.GROUP_RESULT -> GroupResultDescriptor.validate(frame);
+      case MessageType.TRIM -> TrimDescriptor.validate(frame);
+      case MessageType.TRIM_RESPONSE -> TrimResponseDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

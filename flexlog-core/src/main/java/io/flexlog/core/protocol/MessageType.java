@@ -74,6 +74,14 @@ public final class MessageType {
   /** Replica to client: every member of the group is committed; their SNs. */
   public static final byte GROUP_RESULT = 33;
 
+  // Codes 40-49: trim (DESIGN §3.5).
+
+  /** Client to every replica of a color's subtree: drop the color's records up to an SN. */
+  public static final byte TRIM = 40;
+
+  /** Replica to client: the trim point is durable; the new trim point and the tail. */
+  public static final byte TRIM_RESPONSE = 41;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -102,6 +110,8 @@ public final class MessageType {
       case STAGE_ACK -> "STAGE_ACK";
       case COMMIT_GROUP -> "COMMIT_GROUP";
       case GROUP_RESULT -> "GROUP_RESULT";
+      case TRIM -> "TRIM";
+      case TRIM_RESPONSE -> "TRIM_RESPONSE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

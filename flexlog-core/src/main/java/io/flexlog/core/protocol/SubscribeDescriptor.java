@@ -46,6 +46,13 @@ public final class SubscribeDescriptor {
    */
   public static final byte ACCEPT_UNSYNCED = 0x01;
 
+  /**
+   * Flag: refuse with TRIMMED if the start SN lies at or below the color's trim point (the
+   * subscriber asked for records that are gone). Without it the stream starts after the trim point:
+   * how a subscription from 0, or one resuming after a failover, skips what was trimmed.
+   */
+  public static final byte REFUSE_TRIMMED = 0x02;
+
   private SubscribeDescriptor() {}
 
   public static ByteBuf encode(

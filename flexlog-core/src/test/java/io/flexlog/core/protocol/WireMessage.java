@@ -328,6 +328,21 @@ sealed interface WireMessage {
     }
   }
 
+  record Trim(long requestId, int colorId, long sn) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return TrimDescriptor.encode(alloc, requestId, colorId, sn);
+    }
+  }
+
+  record TrimResponse(long requestId, int colorId, long trimPoint, long tail)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return TrimResponseDescriptor.encode(alloc, requestId, colorId, trimPoint, tail);
+    }
+  }
+
   /**
    * Reads a validated frame through every accessor of its descriptor. Does not move the frame's
    * indices and does not release it.
@@ -448,6 +463,14 @@ sealed interface WireMessage {
               CommitGroupDescriptor.brokerShardId(frame),
               CommitGroupDescriptor.memberCount(frame));
       case MessageType.GROUP_RESULT -> readGroupResult(frame);
+      case MessageType.TRIM ->
+          new Trim(requestId, TrimDescriptor.colorId(frame), TrimDescriptor.sn(frame));
+      case MessageType.TRIM_RESPONSE ->
+          new TrimResponse(
+              requestId,
+              TrimResponseDescriptor.colorId(frame),
+              TrimResponseDescriptor.trimPoint(frame),
+              TrimResponseDescriptor.tail(frame));
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }

@@ -35,7 +35,21 @@ final class WireMessageArbitraries {
         hellos(),
         sequencerMessages(),
         subscriptionMessages(),
-        atomicMessages());
+        atomicMessages(),
+        trimMessages());
+  }
+
+  /** The trim frames (codes 40-41). */
+  static Arbitrary<WireMessage> trimMessages() {
+    return Arbitraries.oneOf(
+        Combinators.combine(Arbitraries.longs(), Arbitraries.integers(), Arbitraries.longs())
+            .as(WireMessage.Trim::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs(),
+                Arbitraries.longs())
+            .as(WireMessage.TrimResponse::new));
   }
 
   /** The atomic-append frames (codes 30-33), with values their validators accept. */

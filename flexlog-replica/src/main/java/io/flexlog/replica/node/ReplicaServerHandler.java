@@ -32,6 +32,7 @@ final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
       switch (FrameDescriptor.type(frame)) {
         case MessageType.APPEND -> engine.onAppend(ctx.channel(), frame);
         case MessageType.READ -> engine.onRead(ctx.channel(), frame);
+        case MessageType.TRIM -> engine.onTrim(ctx.channel(), frame);
         case MessageType.METADATA_REQUEST -> engine.onMetadataRequest(ctx.channel(), frame);
         case MessageType.SUBSCRIBE -> engine.onSubscribe(ctx.channel(), frame);
         case MessageType.SUBSCRIBE_CREDIT -> engine.onSubscribeCredit(ctx.channel(), frame);

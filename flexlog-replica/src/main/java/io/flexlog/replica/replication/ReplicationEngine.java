@@ -14,6 +14,8 @@ import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
+import io.flexlog.core.protocol.TrimDescriptor;
+import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.util.TokenLongMap;
 import io.flexlog.replica.index.SnIndex;
@@ -80,6 +82,8 @@ public final class ReplicationEngine {
   private final Counter readsFound;
   private final Counter readsAbsent;
   private final Counter readsRetry;
+  private final Counter readsTrimmed;
+  private final Counter trims;
   private final SubscriptionService subscriptions;
   private StagingHook staging = StagingHook.NONE;
 
@@ -112,6 +116,8 @@ public final class ReplicationEngine {
     readsFound = registry.counter("flexlog.replica.reads", "node", node, "result", "found");
     readsAbsent = registry.counter("flexlog.replica.reads", "node", node, "result", "absent");
     readsRetry = registry.counter("flexlog.replica.reads", "node", node, "result", "retry");
+    readsTrimmed = registry.counter("flexlog.replica.reads", "node", node, "result", "trimmed");
+    trims = registry.counter("flexlog.replica.trims", "node", node);
     Gauge.builder("flexlog.replica.pending", pending, PendingAppends::size)
         .tag("node", node)
         .register(registry);
@@ -307,6 +313,82 @@ public final class ReplicationEngine {
     }
   }
 
+  /**
+   * TRIM (DESIGN §3.5): records the color's trim point durably and answers TRIM_RESPONSE with the
+   * new trim point and this replica's tail of the color. Refuses an unknown color, a color with no
+   * shard on this node, and an SN beyond the tail: the largest SN of the color this replica knows
+   * to be assigned, over its shards in the color's subtree (committed here, or covered by {@code
+   * committedThrough}).
+   */
+  public void onTrim(Channel channel, ByteBuf frame) {
+    long requestId = FrameDescriptor.requestId(frame);
+    int colorId = TrimDescriptor.colorId(frame);
+    long sn = TrimDescriptor.sn(frame);
+    if (topology.color(colorId).isEmpty()) {
+      writeError(channel, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
+      return;
+    }
+    boolean hosted = false;
+    long tail = Sn.NONE;
+    for (Shard shard : hostedShards.values()) {
+      if (topology.isInSubtree(shard.colorId(), colorId)) {
+        hosted = true;
+        tail = Math.max(tail, tail(shard.id(), colorId));
+      }
+    }
+    if (!hosted) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.UNKNOWN_SHARD,
+          "replica node " + nodeId + " hosts no shard of color id " + colorId);
+      return;
+    }
+    if (sn < 0) {
+      writeError(channel, requestId, ErrorCode.INVALID_ARGUMENT, "trim SN must be >= 0, got " + sn);
+      return;
+    }
+    if (sn > tail) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.INVALID_ARGUMENT,
+          "trim beyond the tail of color id "
+              + colorId
+              + " on replica node "
+              + nodeId
+              + ": SN "
+              + sn
+              + " > tail "
+              + tail);
+      return;
+    }
+    try {
+      storage.trim(colorId, sn);
+    } catch (RuntimeException e) {
+      LOG.error("replica {} failed to trim color id {} at SN {}", nodeId, colorId, sn, e);
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.INTERNAL,
+          "replica node " + nodeId + " failed to record the trim point: " + e.getMessage());
+      return;
+    }
+    trims.increment();
+    channel.write(
+        TrimResponseDescriptor.encode(
+            channel.alloc(), requestId, colorId, storage.trimPoint(colorId), tail),
+        channel.voidPromise());
+    touch(channel);
+    scheduleEndOfTurn();
+  }
+
+  /** The largest SN of a color known assigned on one shard: committed here or below the bound. */
+  private long tail(int shardId, int colorId) {
+    ColorLog log = log(shardId, colorId);
+    return Math.max(log.index.lastSn(), log.committedThrough());
+  }
+
   public void onMetadataRequest(Channel channel, ByteBuf frame) {
     channel.writeAndFlush(
         MetadataDescriptor.encodeResponse(
@@ -338,6 +420,16 @@ public final class ReplicationEngine {
       refusal = "shard " + shardId + " is not in the subtree of color id " + colorId;
     } else if (fromSn < 0) {
       refusal = "subscription start SN must be >= 0, got " + fromSn;
+    } else if ((SubscribeDescriptor.flags(frame) & SubscribeDescriptor.REFUSE_TRIMMED) != 0
+        && fromSn <= storage.trimPoint(colorId)) {
+      code = ErrorCode.TRIMMED;
+      refusal =
+          "cannot subscribe to color id "
+              + colorId
+              + " from SN "
+              + fromSn
+              + ": trimmed through SN "
+              + storage.trimPoint(colorId);
     } else if (credit < 0) {
       refusal = "subscription credit must be >= 0, got " + credit;
     } else {
@@ -399,6 +491,12 @@ public final class ReplicationEngine {
       Channel channel, long requestId, int colorId, long sn, boolean last) {
     if (topology.color(colorId).isEmpty()) {
       writeError(channel, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
+      return true;
+    }
+    long trimPoint = storage.trimPoint(colorId);
+    if (trimPoint != Sn.NONE && sn <= trimPoint) {
+      readsTrimmed.increment();
+      writeReadStatus(channel, requestId, ReadResponseDescriptor.TRIMMED, colorId, sn, trimPoint);
       return true;
     }
     boolean hosted = false;

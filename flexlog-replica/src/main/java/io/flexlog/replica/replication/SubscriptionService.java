@@ -32,6 +32,10 @@ import org.agrona.collections.Long2ObjectHashMap;
  * the subscriber asked to accept unsynchronised replicas; the client tries the other replicas of
  * the shard first.
  *
+ * <p>Trim: records at or below the color's trim point are never sent; a subscription whose position
+ * a trim overtakes continues after the trim point (the engine refuses to open one that starts at a
+ * trimmed SN).
+ *
  * <p>Threading: every method runs on the engine's event loop.
  */
 final class SubscriptionService {
@@ -172,6 +176,10 @@ final class SubscriptionService {
     if (!s.channel.isWritable()) {
       s.blocked = true;
       return;
+    }
+    long trimPoint = storage.trimPoint(log.colorId);
+    if (s.nextSn <= trimPoint) {
+      s.nextSn = trimPoint + 1; // trimmed records are never served (DESIGN §3.5)
     }
     long limit = log.committedThrough();
     SnIndex index = log.index;
