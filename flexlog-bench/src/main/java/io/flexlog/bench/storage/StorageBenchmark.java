@@ -40,12 +40,13 @@ import org.openjdk.jmh.infra.ThreadParams;
  *
  * <p>Lifetimes: RocksDB keeps one database for the whole trial, so its memtable flushes and
  * compactions are part of the measurement, as in a long-running Boki. FlexLog's logs have a fixed
- * capacity and cannot reuse space in this version, so every iteration starts on fresh logs of
- * {@code logMiB} each (an append costs the same in a fresh log as in a fuller one; a fresh one only
- * adds first-touch page faults); a log that fills up within an iteration fails the run rather than
- * pausing the clock: raise {@code -p logMiB} or shorten {@code -r}. Every new log or database is
- * preloaded with the command line's number of records per thread. Data goes to {@code
- * -Dflexlog.bench.dir} (default the system temporary directory) and is deleted afterwards.
+ * capacity and reuse space only after a trim, which the benchmark never does, so every iteration
+ * starts on fresh logs of {@code logMiB} each (an append costs the same in a fresh log as in a
+ * fuller one; a fresh one only adds first-touch page faults); a log that fills up within an
+ * iteration fails the run rather than pausing the clock: raise {@code -p logMiB} or shorten {@code
+ * -r}. Every new log or database is preloaded with the command line's number of records per thread.
+ * Data goes to {@code -Dflexlog.bench.dir} (default the system temporary directory) and is deleted
+ * afterwards.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)

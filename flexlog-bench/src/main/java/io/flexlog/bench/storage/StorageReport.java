@@ -43,7 +43,7 @@ public final class StorageReport {
             + ", "
             + DataSize.format(s.logBytes())
             + " per thread; a full log is replaced by an empty one with the thread's clock"
-            + " stopped (FlexLog cannot reuse log space in this version)");
+            + " stopped (the benchmark never trims, so the log cannot reuse its space)");
     s.engineNotice().ifPresent(n -> line(out, "notice", n));
     line(
         out,
