@@ -5,8 +5,10 @@ import io.flexlog.client.FlexLogConfig;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -114,14 +116,19 @@ final class Workload implements AutoCloseable {
   List<List<Acked>> stop(Duration timeout) throws InterruptedException {
     stopping.set(true);
     long deadline = System.nanoTime() + timeout.toNanos();
+    List<String> stuck = new ArrayList<>();
     for (Thread thread : threads) {
       thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
       if (thread.isAlive()) {
-        failures.add(new AssertionError(thread.getName() + " still appending after " + timeout));
+        stuck.add(thread.getName());
       }
     }
+    if (!stuck.isEmpty()) {
+      failures.add(new AssertionError(stuck + " still appending after " + timeout));
+    }
     if (!failures.isEmpty()) {
-      AssertionError error = new AssertionError(failures.size() + " appender(s) failed");
+      AssertionError error =
+          new AssertionError(failures.size() + " appender failure(s): " + describe(failures));
       failures.forEach(error::addSuppressed);
       throw error;
     }
@@ -130,6 +137,19 @@ final class Workload implements AutoCloseable {
       result.add(List.copyOf(acks));
     }
     return result;
+  }
+
+  /** The distinct root causes, so that a failure report names them without its stack traces. */
+  private static String describe(Iterable<Throwable> failures) {
+    Set<String> causes = new LinkedHashSet<>();
+    for (Throwable failure : failures) {
+      Throwable root = failure;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      causes.add(root == failure ? failure.getMessage() : root.toString());
+    }
+    return String.join("; ", causes);
   }
 
   @Override
