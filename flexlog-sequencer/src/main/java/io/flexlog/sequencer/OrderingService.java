@@ -7,6 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ final class OrderingService {
   private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
 
   private final int nodeId;
+  private final int incarnation;
   private final NodeRuntime runtime;
   private final OrderingTables tables;
   private final ReplicaRegistry registry;
@@ -74,6 +76,7 @@ final class OrderingService {
       NodeRuntime runtime,
       OrderingRole.IssueObserver observer) {
     this.nodeId = nodeId;
+    this.incarnation = incarnation;
     this.runtime = runtime;
     this.tables = new OrderingTables(nodeId, dedupWindow, maxCounter, epochs, metrics, observer);
     tables.install(topology);
@@ -102,8 +105,9 @@ final class OrderingService {
   }
 
   /**
-   * HELLO: registers the connection for the named shards and writes the current watermark of every
-   * color ordered or forwarded here whose requests those shards send here.
+   * HELLO: registers the connection for the named shards, answers WELCOME with this process's
+   * incarnation and writes the current watermark of every color ordered or forwarded here whose
+   * requests those shards send here.
    *
    * @return null on success, or why the HELLO was refused (nothing is registered then)
    */
@@ -111,7 +115,10 @@ final class OrderingService {
     int[] shardIds = HelloDescriptor.shardIds(frame);
     Rejection rejection = registry.register(link, HelloDescriptor.replicaNodeId(frame), shardIds);
     if (rejection == null) {
-      sendWatermarks(link, shardIds);
+      broadcaster.write(link, WelcomeDescriptor.encode(broadcaster.alloc(), nodeId, incarnation));
+      if (!sendWatermarks(link, shardIds)) {
+        scheduleEndOfTurn();
+      }
     }
     return rejection;
   }
@@ -370,7 +377,7 @@ final class OrderingService {
   }
 
   // Catch-up after a replica registered: the watermark of every color its shards use here.
-  private void sendWatermarks(PeerLink link, int[] shardIds) {
+  private boolean sendWatermarks(PeerLink link, int[] shardIds) {
     boolean wrote = false;
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
       if (coversAny(hosted.role, shardIds)) {
@@ -388,6 +395,7 @@ final class OrderingService {
     if (wrote) {
       scheduleEndOfTurn();
     }
+    return wrote;
   }
 
   private static boolean coversAny(ShardSlots slots, int[] shardIds) {

@@ -37,6 +37,7 @@ final class RawFrameClient implements AutoCloseable {
 
   private final Channel channel;
   private final BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+  private final BlockingQueue<ByteBuf> welcomes = new LinkedBlockingQueue<>();
 
   RawFrameClient(EventLoopGroup group, int port) throws InterruptedException {
     channel =
@@ -54,7 +55,11 @@ final class RawFrameClient implements AutoCloseable {
                             new SimpleChannelInboundHandler<ByteBuf>() {
                               @Override
                               protected void channelRead0(ChannelHandlerContext ctx, ByteBuf f) {
-                                received.add(Unpooled.copiedBuffer(f));
+                                if (FrameDescriptor.type(f) == MessageType.WELCOME) {
+                                  welcomes.add(Unpooled.copiedBuffer(f));
+                                } else {
+                                  received.add(Unpooled.copiedBuffer(f));
+                                }
                               }
                             });
                   }
@@ -100,6 +105,13 @@ final class RawFrameClient implements AutoCloseable {
   }
 
   /** The next frame received; fails the test after {@link #TIMEOUT_MS}. */
+  /** The next WELCOME (kept apart from the other frames, which tests read in order). */
+  ByteBuf nextWelcome() throws InterruptedException {
+    ByteBuf frame = welcomes.poll(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    assertThat(frame).as("a WELCOME within %d ms", TIMEOUT_MS).isNotNull();
+    return frame;
+  }
+
   ByteBuf next() throws InterruptedException {
     ByteBuf frame = received.poll(TIMEOUT_MS, TimeUnit.MILLISECONDS);
     assertThat(frame).as("a frame within %d ms", TIMEOUT_MS).isNotNull();

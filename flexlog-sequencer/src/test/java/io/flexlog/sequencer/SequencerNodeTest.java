@@ -17,6 +17,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.sequencer.RawFrameClient.Entry;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -104,6 +105,9 @@ class SequencerNodeTest {
   private RawFrameClient replica(SequencerNode node, int replicaId) throws InterruptedException {
     RawFrameClient client = connect(node);
     client.hello(replicaId, SHARD);
+    ByteBuf welcome = client.nextWelcome();
+    assertThat(WelcomeDescriptor.sequencerNodeId(welcome)).isEqualTo(0);
+    assertThat(WelcomeDescriptor.incarnation(welcome)).isEqualTo(node.epoch());
     ByteBuf watermark = client.next(MessageType.WATERMARK);
     assertThat(WatermarkDescriptor.colorId(watermark)).isEqualTo(GLOBAL);
     assertThat(Sn.epoch(WatermarkDescriptor.watermark(watermark))).isEqualTo(node.epoch());

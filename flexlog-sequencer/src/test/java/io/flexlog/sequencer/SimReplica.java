@@ -9,6 +9,7 @@ import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.ArrayList;
@@ -57,6 +58,9 @@ final class SimReplica {
   private final Map<Integer, Long> firstWatermark = new HashMap<>();
   private final Map<Integer, Long> maxWatermark = new HashMap<>();
   final Map<Integer, Long> maxLearned = new HashMap<>();
+
+  /** The incarnation of the last WELCOME: a restarted sequencer process presents a larger one. */
+  private int lastIncarnation;
 
   SimReplica(int nodeId, Shard shard, int leafNodeId, TreeSimulation world) {
     this.nodeId = nodeId;
@@ -157,6 +161,17 @@ final class SimReplica {
         world.checkWatermark(color, watermark);
         firstWatermark.putIfAbsent(color, watermark);
         maxWatermark.merge(color, watermark, Math::max);
+      }
+      case MessageType.WELCOME -> {
+        int incarnation = WelcomeDescriptor.incarnation(frame);
+        if (WelcomeDescriptor.sequencerNodeId(frame) != leafNodeId) {
+          world.fail(this + " got WELCOME from node " + WelcomeDescriptor.sequencerNodeId(frame));
+        }
+        if (incarnation < lastIncarnation) {
+          world.fail(
+              this + " got WELCOME of incarnation " + incarnation + " after " + lastIncarnation);
+        }
+        lastIncarnation = incarnation;
       }
       case MessageType.ERROR ->
           world.fail(

@@ -212,7 +212,8 @@ class TreeLinkTest {
     assertThat(leaf.service.onOrderRequest(link, request)).isNull();
     request.release();
     leaf.endTurn();
-    assertThat(pipe.take()).matches(f -> FrameDescriptor.type(f) == MessageType.WATERMARK);
+    assertThat(type(pipe.take())).isEqualTo(MessageType.WELCOME);
+    assertThat(type(pipe.take())).isEqualTo(MessageType.WATERMARK);
     return pipe;
   }
 

@@ -167,6 +167,7 @@ final class SequencerLoadClient extends ChannelInboundHandlerAdapter {
     switch (type) {
       case MessageType.ORDER_RESPONSE -> onOrderResponse(frame);
       case MessageType.WATERMARK -> onWatermark(frame);
+      case MessageType.WELCOME -> {} // the HELLO was accepted; nothing to sync for a load client
       case MessageType.ERROR -> onError(frame);
       default -> fail("unexpected " + MessageType.name(type) + " frame");
     }

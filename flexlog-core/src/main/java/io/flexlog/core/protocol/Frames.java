@@ -31,6 +31,7 @@ public final class Frames {
       case MessageType.RANGE_REQUEST -> RangeRequestDescriptor.validate(frame);
       case MessageType.RANGE_RESPONSE -> RangeResponseDescriptor.validate(frame);
       case MessageType.TREE_WATERMARK -> TreeWatermarkDescriptor.validate(frame);
+      case MessageType.WELCOME -> WelcomeDescriptor.validate(frame);
       case MessageType.SUBSCRIBE -> SubscribeDescriptor.validate(frame);
       case MessageType.SUBSCRIBE_RECORDS -> SubscribeRecordsDescriptor.validate(frame);
       case MessageType.SUBSCRIBE_PROGRESS -> SubscribeProgressDescriptor.validate(frame);
@@ -42,6 +43,8 @@ public final class Frames {
       case MessageType.GROUP_RESULT -> GroupResultDescriptor.validate(frame);
       case MessageType.TRIM -> TrimDescriptor.validate(frame);
       case MessageType.TRIM_RESPONSE -> TrimResponseDescriptor.validate(frame);
+      case MessageType.TOKEN_SYNC -> TokenSyncDescriptor.validate(frame);
+      case MessageType.TOKEN_SYNC_RESPONSE -> TokenSyncResponseDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

@@ -43,6 +43,9 @@ public final class MessageType {
   /** Parent sequencer to child: a watermark descending one edge of the color tree. */
   public static final byte TREE_WATERMARK = 23;
 
+  /** Sequencer to replica: the HELLO is accepted; the sequencer process's incarnation. */
+  public static final byte WELCOME = 24;
+
   // Codes 12-19: subscriptions (DESIGN §3.4). The subscription id travels as the request id.
 
   /** Client to replica: stream the committed records of a color on one shard. */
@@ -82,6 +85,14 @@ public final class MessageType {
   /** Replica to client: the trim point is durable; the new trim point and the tail. */
   public static final byte TRIM_RESPONSE = 41;
 
+  // Codes 50-59: replica to replica synchronisation (DESIGN §3.8).
+
+  /** Replica to a peer replica of the same shard: which of these tokens have an SN there? */
+  public static final byte TOKEN_SYNC = 50;
+
+  /** Peer replica to the asker: the SN of each token of a TOKEN_SYNC, or none. */
+  public static final byte TOKEN_SYNC_RESPONSE = 51;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -101,6 +112,7 @@ public final class MessageType {
       case RANGE_REQUEST -> "RANGE_REQUEST";
       case RANGE_RESPONSE -> "RANGE_RESPONSE";
       case TREE_WATERMARK -> "TREE_WATERMARK";
+      case WELCOME -> "WELCOME";
       case SUBSCRIBE -> "SUBSCRIBE";
       case SUBSCRIBE_RECORDS -> "SUBSCRIBE_RECORDS";
       case SUBSCRIBE_PROGRESS -> "SUBSCRIBE_PROGRESS";
@@ -112,6 +124,8 @@ public final class MessageType {
       case GROUP_RESULT -> "GROUP_RESULT";
       case TRIM -> "TRIM";
       case TRIM_RESPONSE -> "TRIM_RESPONSE";
+      case TOKEN_SYNC -> "TOKEN_SYNC";
+      case TOKEN_SYNC_RESPONSE -> "TOKEN_SYNC_RESPONSE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

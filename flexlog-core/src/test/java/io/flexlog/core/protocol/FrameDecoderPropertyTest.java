@@ -217,9 +217,10 @@ class FrameDecoderPropertyTest {
   Arbitrary<List<byte[]>> headedFrames() {
     Arbitrary<Byte> types =
         Arbitraries.frequencyOf(
-            Tuple.of(4, Arbitraries.bytes().between((byte) 20, (byte) 24)),
+            Tuple.of(4, Arbitraries.bytes().between((byte) 20, (byte) 25)),
             Tuple.of(4, Arbitraries.bytes().between((byte) 30, (byte) 34)),
             Tuple.of(4, Arbitraries.bytes().between((byte) 40, (byte) 42)),
+            Tuple.of(4, Arbitraries.bytes().between((byte) 50, (byte) 52)),
             Tuple.of(10, Arbitraries.bytes().between((byte) 0, (byte) 17)),
             Tuple.of(1, Arbitraries.bytes()));
     Arbitrary<byte[]> bodies =

@@ -343,6 +343,45 @@ sealed interface WireMessage {
     }
   }
 
+  record Welcome(int sequencerNodeId, int incarnation) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return WelcomeDescriptor.encode(alloc, sequencerNodeId, incarnation);
+    }
+  }
+
+  record TokenSync(
+      long requestId,
+      int shardId,
+      int replicaId,
+      int sequencerId,
+      int incarnation,
+      List<TokenPair> tokens)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      ByteBuf buf =
+          TokenSyncDescriptor.encodeHeader(
+              alloc, requestId, shardId, replicaId, sequencerId, incarnation, tokens.size());
+      for (TokenPair token : tokens) {
+        TokenSyncDescriptor.writeToken(buf, token.session(), token.sequence());
+      }
+      return buf;
+    }
+  }
+
+  record TokenSyncResponse(long requestId, int shardId, int replicaId, List<Long> sns)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      ByteBuf buf =
+          TokenSyncResponseDescriptor.encodeHeader(
+              alloc, requestId, shardId, replicaId, sns.size());
+      sns.forEach(buf::writeLong);
+      return buf;
+    }
+  }
+
   /**
    * Reads a validated frame through every accessor of its descriptor. Does not move the frame's
    * indices and does not release it.
@@ -471,6 +510,11 @@ sealed interface WireMessage {
               TrimResponseDescriptor.colorId(frame),
               TrimResponseDescriptor.trimPoint(frame),
               TrimResponseDescriptor.tail(frame));
+      case MessageType.WELCOME ->
+          new Welcome(
+              WelcomeDescriptor.sequencerNodeId(frame), WelcomeDescriptor.incarnation(frame));
+      case MessageType.TOKEN_SYNC -> readTokenSync(frame);
+      case MessageType.TOKEN_SYNC_RESPONSE -> readTokenSyncResponse(frame);
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }
@@ -518,6 +562,37 @@ sealed interface WireMessage {
         SubscribeRecordsDescriptor.shardId(frame),
         SubscribeRecordsDescriptor.progress(frame),
         records);
+  }
+
+  private static TokenSync readTokenSync(ByteBuf frame) {
+    int count = TokenSyncDescriptor.count(frame);
+    List<TokenPair> tokens = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      tokens.add(
+          new TokenPair(
+              TokenSyncDescriptor.tokenSession(frame, i),
+              TokenSyncDescriptor.tokenSequence(frame, i)));
+    }
+    return new TokenSync(
+        FrameDescriptor.requestId(frame),
+        TokenSyncDescriptor.shardId(frame),
+        TokenSyncDescriptor.replicaNodeId(frame),
+        TokenSyncDescriptor.sequencerNodeId(frame),
+        TokenSyncDescriptor.incarnation(frame),
+        tokens);
+  }
+
+  private static TokenSyncResponse readTokenSyncResponse(ByteBuf frame) {
+    int count = TokenSyncResponseDescriptor.count(frame);
+    List<Long> sns = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      sns.add(TokenSyncResponseDescriptor.sn(frame, i));
+    }
+    return new TokenSyncResponse(
+        FrameDescriptor.requestId(frame),
+        TokenSyncResponseDescriptor.shardId(frame),
+        TokenSyncResponseDescriptor.replicaNodeId(frame),
+        sns);
   }
 
   private static OrderRequest readOrderRequest(ByteBuf frame) {

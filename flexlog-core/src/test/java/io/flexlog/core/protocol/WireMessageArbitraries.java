@@ -36,7 +36,31 @@ final class WireMessageArbitraries {
         sequencerMessages(),
         subscriptionMessages(),
         atomicMessages(),
-        trimMessages());
+        trimMessages(),
+        syncMessages());
+  }
+
+  /** WELCOME (code 24) and the replica sync frames (codes 50-51). */
+  static Arbitrary<WireMessage> syncMessages() {
+    Arbitrary<TokenPair> tokens =
+        Combinators.combine(Arbitraries.longs(), Arbitraries.longs()).as(TokenPair::new);
+    return Arbitraries.oneOf(
+        Combinators.combine(Arbitraries.integers(), Arbitraries.integers())
+            .as(WireMessage.Welcome::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                tokens.list().ofMaxSize(8))
+            .as(WireMessage.TokenSync::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.longs().list().ofMaxSize(8))
+            .as(WireMessage.TokenSyncResponse::new));
   }
 
   /** The trim frames (codes 40-41). */

@@ -4,6 +4,8 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
 import io.flexlog.replica.atomic.AtomicAppends;
 import io.flexlog.replica.atomic.PeerLinks;
 import io.flexlog.replica.replication.OrderRequestBatch;
@@ -104,7 +106,17 @@ public final class ReplicaNode implements AutoCloseable {
             loop,
             peers,
             AtomicAppends.DEFAULT_RETRY);
-    peers.deliverTo(atomic::onPeerFrame);
+    peers.deliverTo(
+        frame -> {
+          if (!ReplicationEngine.isTokenSyncReply(frame)) {
+            atomic.onPeerFrame(frame);
+          } else if (FrameDescriptor.type(frame) == MessageType.ERROR) {
+            engine.onTokenSyncError(frame);
+          } else {
+            engine.onTokenSyncResponse(frame);
+          }
+        });
+    engine.attachPeers(peers);
     engine.attachStaging(atomic);
   }
 

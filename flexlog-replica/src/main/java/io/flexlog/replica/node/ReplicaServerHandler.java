@@ -37,6 +37,7 @@ final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
         case MessageType.SUBSCRIBE -> engine.onSubscribe(ctx.channel(), frame);
         case MessageType.SUBSCRIBE_CREDIT -> engine.onSubscribeCredit(ctx.channel(), frame);
         case MessageType.UNSUBSCRIBE -> engine.onUnsubscribe(ctx.channel(), frame);
+        case MessageType.TOKEN_SYNC -> engine.onTokenSync(ctx.channel(), frame);
         case MessageType.STAGE, MessageType.COMMIT_GROUP ->
             engine.onAtomicFrame(ctx.channel(), frame);
         default ->

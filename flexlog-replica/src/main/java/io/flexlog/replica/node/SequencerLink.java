@@ -10,6 +10,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.netty.bootstrap.Bootstrap;
@@ -36,8 +37,11 @@ import org.slf4j.LoggerFactory;
  * the full list. The sequencer may learn the new topology after this node does and then refuses the
  * HELLO or an order request with UNKNOWN_SHARD; the link answers such an error by saying HELLO
  * again after a delay ({@link #REHELLO_DELAY_MS} ms, doubling up to {@link #MAX_BACKOFF_MS} ms
- * while the errors go on) and re-sending every unassigned order request of its shards (the
- * sequencer deduplicates them by token), until the sequencer accepts.
+ * while the errors go on), until the sequencer accepts.
+ *
+ * <p>An accepted HELLO is answered with WELCOME, naming the sequencer process's incarnation; only
+ * then does the engine synchronise and re-send the unassigned order requests of the link's shards
+ * (DESIGN §3.8, see {@code TokenSync}; the sequencer deduplicates re-sent tokens).
  *
  * <p>Threading: runs on the engine's event loop; every method must be called on it.
  */
@@ -127,8 +131,8 @@ final class SequencerLink {
         () -> {
           rehelloScheduled = false;
           if (isConnected()) {
+            // Accepted, it is answered with WELCOME, which re-sends the unassigned requests.
             channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
-            engine.onSequencerLinkUp(sequencer.id());
           }
         },
         delayMs,
@@ -200,7 +204,6 @@ final class SequencerLink {
           sequencer.hostPort());
       everConnected = true;
       ctx.writeAndFlush(HelloDescriptor.encode(ctx.alloc(), replicaNodeId, shardIds));
-      engine.onSequencerLinkUp(sequencer.id());
     }
 
     @Override
@@ -222,6 +225,8 @@ final class SequencerLink {
         switch (FrameDescriptor.type(frame)) {
           case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
           case MessageType.WATERMARK -> engine.onWatermark(sequencer.id(), frame);
+          case MessageType.WELCOME ->
+              engine.onSequencerLinkUp(sequencer.id(), WelcomeDescriptor.incarnation(frame));
           case MessageType.ERROR -> onError(frame);
           default ->
               LOG.warn(

@@ -8,12 +8,15 @@ import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
+import io.flexlog.core.protocol.TokenSyncDescriptor;
+import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
@@ -31,6 +34,7 @@ import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
@@ -87,6 +91,11 @@ public final class ReplicationEngine {
   private final SubscriptionService subscriptions;
   private StagingHook staging = StagingHook.NONE;
 
+  /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
+  private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
+
+  private final TokenSync tokenSync;
+
   public ReplicationEngine(
       int nodeId,
       Topology topology,
@@ -103,6 +112,7 @@ public final class ReplicationEngine {
     this.executor = executor;
     this.committedTokens = new TokenLongMap(1024, Sn.NONE, limits.dedupWindow());
     this.subscriptions = new SubscriptionService(nodeId, storage, this::touch);
+    this.tokenSync = new TokenSync(new SyncHost(), executor, null);
     for (Shard shard : topology.shardsOnReplica(nodeId)) {
       hostedShards.put(shard.id(), shard);
     }
@@ -128,12 +138,29 @@ public final class ReplicationEngine {
             "flexlog.replica.subscription.records", subscriptions, SubscriptionService::recordsSent)
         .tag("node", node)
         .register(registry);
+    FunctionCounter.builder("flexlog.replica.sync.rounds", tokenSync, TokenSync::roundsStarted)
+        .tag("node", node)
+        .description("TOKEN_SYNC rounds started after a sequencer link came up")
+        .register(registry);
+    FunctionCounter.builder("flexlog.replica.sync.adopted", tokenSync, TokenSync::adopted)
+        .tag("node", node)
+        .description("pending tokens given the SN another replica of the shard already had")
+        .register(registry);
   }
 
   /**
    * Installs the atomic-append component (DESIGN §3.7). Call before {@link #recover()}, so that
    * recovery hands it the staging entries.
    */
+  /**
+   * Lets the engine reach the other replicas of its shards, for the token sync of DESIGN §3.8.
+   * Without peers (tests of a single replica), pending tokens are re-requested at once when a
+   * sequencer link comes up.
+   */
+  public void attachPeers(PeerGateway peers) {
+    tokenSync.peers(peers);
+  }
+
   public void attachStaging(StagingHook hook) {
     this.staging = hook;
   }
@@ -591,24 +618,224 @@ public final class ReplicationEngine {
     scheduleEndOfTurn();
   }
 
-  /** The link to a sequencer came up: re-request SNs for every unassigned pending entry. */
-  public void onSequencerLinkUp(int sequencerId) {
-    pending.forEachUnassigned(
-        slot -> {
-          if (sequencerOf(pending.shard(slot)) == sequencerId) {
-            batch(pending.shard(slot), pending.color(slot))
-                .add(pending.tokenSession(slot), pending.tokenSequence(slot));
-          }
-        });
+  /**
+   * The sequencer node accepted this replica's HELLO (WELCOME from process {@code incarnation}):
+   * for every shard attached through it, synchronise the unassigned pending tokens with the other
+   * replicas of the shard, then request SNs for those no replica has one for (see {@link
+   * TokenSync}).
+   */
+  public void onSequencerLinkUp(int sequencerId, int incarnation) {
+    linkIncarnations.put(sequencerId, incarnation);
+    tokenSync.release(sequencerId);
+    tokenSync.cancelRounds(sequencerId);
+    for (Shard shard : hostedShards.values()) {
+      if (sequencerOf(shard.id()) != sequencerId) {
+        continue;
+      }
+      int[] peerIds = peersOf(shard);
+      UnassignedTokens tokens = new UnassignedTokens(shard.id());
+      pending.forEachUnassigned(tokens);
+      if (tokens.count == 0) {
+        continue;
+      }
+      if (peerIds.length == 0 || !tokenSync.enabled()) {
+        requestUnassigned(shard.id(), tokens.sessions, tokens.sequences, tokens.count);
+      } else {
+        LOG.info(
+            "replica {} synchronises {} pending token(s) of shard {} with replica(s) {} before"
+                + " asking sequencer {} (incarnation {}) for SNs",
+            nodeId,
+            tokens.count,
+            shard.id(),
+            java.util.Arrays.toString(peerIds),
+            sequencerId,
+            incarnation);
+        tokenSync.start(
+            shard.id(),
+            sequencerId,
+            incarnation,
+            peerIds,
+            tokens.sessions,
+            tokens.sequences,
+            tokens.count);
+      }
+    }
     scheduleEndOfTurn();
   }
 
   /** The link to a sequencer broke: SNs assigned meanwhile may never reach this replica. */
   public void onSequencerLinkLost(int sequencerId) {
+    linkIncarnations.remove(sequencerId);
+    tokenSync.cancelRounds(sequencerId);
+    tokenSync.release(sequencerId);
     for (ColorLog log : logList) {
       if (sequencerOf(log.shardId) == sequencerId) {
         log.onLinkLost();
       }
+    }
+    scheduleEndOfTurn();
+  }
+
+  /** TOKEN_SYNC from another replica of one of this node's shards. */
+  public void onTokenSync(Channel channel, ByteBuf frame) {
+    long requestId = FrameDescriptor.requestId(frame);
+    int shardId = TokenSyncDescriptor.shardId(frame);
+    if (!hostedShards.containsKey(shardId)) {
+      writeError(
+          channel,
+          requestId,
+          ErrorCode.UNKNOWN_SHARD,
+          "replica node " + nodeId + " does not host shard " + shardId);
+      return;
+    }
+    int count = TokenSyncDescriptor.count(frame);
+    long[] sessions = new long[count];
+    long[] sequences = new long[count];
+    for (int i = 0; i < count; i++) {
+      sessions[i] = TokenSyncDescriptor.tokenSession(frame, i);
+      sequences[i] = TokenSyncDescriptor.tokenSequence(frame, i);
+    }
+    tokenSync.onRequest(
+        channel,
+        requestId,
+        shardId,
+        TokenSyncDescriptor.sequencerNodeId(frame),
+        TokenSyncDescriptor.incarnation(frame),
+        sessions,
+        sequences);
+  }
+
+  /** TOKEN_SYNC_RESPONSE from a peer, through this node's peer connections. */
+  public void onTokenSyncResponse(ByteBuf frame) {
+    tokenSync.onResponse(
+        FrameDescriptor.requestId(frame),
+        TokenSyncResponseDescriptor.replicaNodeId(frame),
+        TokenSyncResponseDescriptor.count(frame),
+        i -> TokenSyncResponseDescriptor.sn(frame, i));
+    scheduleEndOfTurn();
+  }
+
+  /** True if a frame from a peer connection answers one of this engine's TOKEN_SYNC requests. */
+  public static boolean isTokenSyncReply(ByteBuf frame) {
+    byte type = FrameDescriptor.type(frame);
+    return type == MessageType.TOKEN_SYNC_RESPONSE
+        || (type == MessageType.ERROR
+            && FrameDescriptor.requestId(frame) >= TokenSync.REQUEST_ID_BASE);
+  }
+
+  /** A peer refused a TOKEN_SYNC (it does not know the shard yet): the round's timer retries. */
+  public void onTokenSyncError(ByteBuf frame) {
+    LOG.debug(
+        "replica {}: a peer refused a token sync ({}: {}); retrying",
+        nodeId,
+        ErrorDescriptor.code(frame),
+        ErrorDescriptor.message(frame));
+  }
+
+  private int[] peersOf(Shard shard) {
+    return shard.replicaNodeIds().stream()
+        .mapToInt(Integer::intValue)
+        .filter(id -> id != nodeId)
+        .toArray();
+  }
+
+  private void requestUnassigned(int shardId, long[] sessions, long[] sequences, int count) {
+    for (int i = 0; i < count; i++) {
+      int slot = pending.find(sessions[i], sequences[i]);
+      if (slot != PendingAppends.NONE && pending.sn(slot) == Sn.NONE) {
+        batch(shardId, pending.color(slot)).add(sessions[i], sequences[i]);
+      }
+    }
+  }
+
+  /** The SN this replica knows for a token: committed, assigned this turn, or assigned early. */
+  private long knownSn(long session, long sequence) {
+    long sn = committedTokens.get(session, sequence);
+    if (sn != Sn.NONE) {
+      return sn;
+    }
+    int slot = pending.find(session, sequence);
+    if (slot != PendingAppends.NONE) {
+      return pending.sn(slot);
+    }
+    return earlyAssignments.get(session, sequence);
+  }
+
+  /** Collects the unassigned pending tokens of one shard. */
+  private final class UnassignedTokens implements PendingAppends.SlotVisitor {
+    final int shardId;
+    long[] sessions = new long[16];
+    long[] sequences = new long[16];
+    int count;
+
+    UnassignedTokens(int shardId) {
+      this.shardId = shardId;
+    }
+
+    @Override
+    public void accept(int slot) {
+      if (pending.shard(slot) != shardId) {
+        return;
+      }
+      if (count == sessions.length) {
+        sessions = java.util.Arrays.copyOf(sessions, count * 2);
+        sequences = java.util.Arrays.copyOf(sequences, count * 2);
+      }
+      sessions[count] = pending.tokenSession(slot);
+      sequences[count] = pending.tokenSequence(slot);
+      count++;
+    }
+  }
+
+  /** The engine's side of {@link TokenSync}. */
+  private final class SyncHost implements TokenSync.Host {
+    @Override
+    public int nodeId() {
+      return nodeId;
+    }
+
+    @Override
+    public int linkIncarnation(int sequencerId) {
+      return linkIncarnations.get(sequencerId);
+    }
+
+    @Override
+    public void answer(
+        Channel channel, long requestId, int shardId, long[] sessions, long[] sequences) {
+      ByteBuf response =
+          TokenSyncResponseDescriptor.encodeHeader(
+              channel.alloc(), requestId, shardId, nodeId, sessions.length);
+      for (int i = 0; i < sessions.length; i++) {
+        response.writeLong(knownSn(sessions[i], sequences[i]));
+      }
+      channel.write(response, channel.voidPromise());
+      touch(channel);
+      scheduleEndOfTurn();
+    }
+
+    @Override
+    public void adopt(int shardId, long session, long sequence, long sn, int fromNodeId) {
+      int slot = pending.find(session, sequence);
+      long mine = slot != PendingAppends.NONE ? pending.sn(slot) : knownSn(session, sequence);
+      if (mine == Sn.NONE) {
+        if (slot != PendingAppends.NONE) {
+          commit(slot, sn);
+        }
+      } else if (mine != sn) {
+        LOG.error(
+            "replica {}: shard {} holds one token at two SNs: {} here, {} on replica {}",
+            nodeId,
+            shardId,
+            Sn.describe(mine),
+            Sn.describe(sn),
+            fromNodeId);
+      }
+    }
+
+    @Override
+    public void complete(int shardId, long[] sessions, long[] sequences, int count) {
+      requestUnassigned(shardId, sessions, sequences, count);
+      scheduleEndOfTurn();
     }
   }
 

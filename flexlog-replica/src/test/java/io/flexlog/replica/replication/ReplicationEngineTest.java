@@ -400,7 +400,7 @@ class ReplicationEngineTest {
     orderRequests.clear();
 
     openEngine(1 << 20);
-    engine.onSequencerLinkUp(0);
+    engine.onSequencerLinkUp(0, 1);
     loop.runPendingTasks();
     assertThat(orderRequests).extracting(t -> t[1]).containsExactlyInAnyOrder(1L, 2L);
   }

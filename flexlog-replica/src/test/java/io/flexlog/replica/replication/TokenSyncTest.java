@@ -1,0 +1,363 @@
+package io.flexlog.replica.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TokenSyncDescriptor;
+import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.StorageEngines;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The token sync of DESIGN §3.8 between the two replicas of one shard, driven frame by frame: a
+ * sequencer process that dies while broadcasting an ORDER_RESPONSE must not make the shard commit
+ * one record at two SNs once a new process (a larger incarnation) takes over.
+ */
+class TokenSyncTest {
+  private static final int SEQUENCER = 0;
+  private static final int SHARD = 0;
+  private static final int GLOBAL = Color.GLOBAL_ID;
+  private static final long OLD = Sn.of(1, 0);
+
+  @TempDir Path dir;
+
+  /** One event loop for both replicas, on a frozen clock that only the test moves. */
+  private final EmbeddedChannel loop = new EmbeddedChannel();
+
+  private Replica one;
+  private Replica two;
+
+  private static Topology topology() {
+    return new Topology(
+        1,
+        List.of(
+            new NodeAddress(SEQUENCER, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
+            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
+            new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3)),
+        List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, SEQUENCER)),
+        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
+  }
+
+  /** A replica engine with its client channel, captured order requests and peer frames. */
+  private final class Replica {
+    final int nodeId;
+    final LogStorage storage;
+    final ReplicationEngine engine;
+    final EmbeddedChannel client = new EmbeddedChannel();
+
+    /** The connection a peer's TOKEN_SYNC arrives on (this replica answers on it). */
+    final EmbeddedChannel fromPeer = new EmbeddedChannel();
+
+    final List<long[]> orderRequests = new ArrayList<>();
+    final List<ByteBuf> toPeers = new ArrayList<>();
+
+    Replica(int nodeId) {
+      this.nodeId = nodeId;
+      storage =
+          StorageEngines.open(
+              StorageEngines.MAPPED,
+              dir.resolve("replica-" + nodeId),
+              4 << 20,
+              1 << 20,
+              DurabilityMode.PROCESS);
+      SequencerGateway sequencer =
+          new SequencerGateway() {
+            @Override
+            public void send(OrderRequestBatch batch, int replicaNodeId) {
+              for (int i = 0; i < batch.count(); i++) {
+                orderRequests.add(new long[] {batch.session(i), batch.sequence(i)});
+              }
+            }
+
+            @Override
+            public void flush() {}
+          };
+      engine =
+          new ReplicationEngine(
+              nodeId,
+              topology(),
+              storage,
+              new ReplicaLimits(1 << 20, Duration.ofSeconds(1), 1000),
+              sequencer,
+              loop.eventLoop(),
+              new SimpleMeterRegistry());
+      engine.attachPeers(
+          new PeerGateway() {
+            @Override
+            public void send(int peer, ByteBuf frame) {
+              assertThat(peer).isNotEqualTo(nodeId);
+              toPeers.add(frame);
+            }
+
+            @Override
+            public void flush() {}
+          });
+      engine.recover();
+    }
+
+    void append(long session, long sequence) {
+      byte[] bytes = ("record " + session + "/" + sequence).getBytes(StandardCharsets.UTF_8);
+      ByteBuf frame =
+          Unpooled.wrappedBuffer(
+              AppendDescriptor.encodeHeader(
+                  ByteBufAllocator.DEFAULT,
+                  sequence,
+                  session,
+                  sequence,
+                  GLOBAL,
+                  SHARD,
+                  bytes.length),
+              Unpooled.wrappedBuffer(bytes));
+      try {
+        engine.onAppend(client, frame);
+      } finally {
+        frame.release();
+      }
+      loop.runPendingTasks();
+    }
+
+    void orderResponse(long session, long sequence, long sn) {
+      ByteBuf frame =
+          OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
+      OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
+      try {
+        engine.onOrderResponse(frame);
+      } finally {
+        frame.release();
+      }
+      loop.runPendingTasks();
+    }
+
+    void watermark(long sn) {
+      ByteBuf frame = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, sn);
+      try {
+        engine.onWatermark(SEQUENCER, frame);
+      } finally {
+        frame.release();
+      }
+      loop.runPendingTasks();
+    }
+
+    void welcomedBy(int incarnation) {
+      engine.onSequencerLinkUp(SEQUENCER, incarnation);
+      loop.runPendingTasks();
+    }
+
+    void lostSequencer() {
+      engine.onSequencerLinkLost(SEQUENCER);
+      loop.runPendingTasks();
+    }
+
+    /** The SNs this replica acknowledged to its client so far, in order. */
+    List<Long> ackedSns() {
+      List<Long> sns = new ArrayList<>();
+      client.flushOutbound();
+      for (ByteBuf frame = client.readOutbound(); frame != null; frame = client.readOutbound()) {
+        if (FrameDescriptor.type(frame) == MessageType.APPEND_ACK) {
+          sns.add(AppendAckDescriptor.sn(frame));
+        }
+        frame.release();
+      }
+      return sns;
+    }
+
+    /** Delivers this replica's TOKEN_SYNC requests to {@code peer}; returns how many. */
+    int sendSyncTo(Replica peer) {
+      int sent = toPeers.size();
+      for (ByteBuf frame : toPeers) {
+        assertThat(FrameDescriptor.type(frame)).isEqualTo(MessageType.TOKEN_SYNC);
+        assertThat(TokenSyncDescriptor.replicaNodeId(frame)).isEqualTo(nodeId);
+        try {
+          peer.engine.onTokenSync(peer.fromPeer, frame);
+        } finally {
+          frame.release();
+        }
+      }
+      toPeers.clear();
+      loop.runPendingTasks();
+      return sent;
+    }
+
+    /** Hands the answers {@code peer} wrote so far back to this replica; returns them. */
+    List<List<Long>> receiveAnswersOf(Replica peer) {
+      List<List<Long>> answers = new ArrayList<>();
+      peer.fromPeer.flushOutbound();
+      for (ByteBuf frame = peer.fromPeer.readOutbound();
+          frame != null;
+          frame = peer.fromPeer.readOutbound()) {
+        assertThat(FrameDescriptor.type(frame)).isEqualTo(MessageType.TOKEN_SYNC_RESPONSE);
+        List<Long> sns = new ArrayList<>();
+        for (int i = 0; i < TokenSyncResponseDescriptor.count(frame); i++) {
+          sns.add(TokenSyncResponseDescriptor.sn(frame, i));
+        }
+        answers.add(sns);
+        try {
+          engine.onTokenSyncResponse(frame);
+        } finally {
+          frame.release();
+        }
+      }
+      loop.runPendingTasks();
+      return answers;
+    }
+
+    void close() {
+      toPeers.forEach(ByteBuf::release);
+      client.finishAndReleaseAll();
+      fromPeer.finishAndReleaseAll();
+      storage.close();
+    }
+  }
+
+  @BeforeEach
+  void start() {
+    loop.freezeTime();
+    one = new Replica(1);
+    two = new Replica(2);
+    for (Replica replica : List.of(one, two)) {
+      replica.welcomedBy(1);
+      replica.watermark(OLD);
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    one.close();
+    two.close();
+    loop.finishAndReleaseAll();
+  }
+
+  @Test
+  void shouldAdoptTheSnAPeerCommittedWhenTheSequencerDiedMidBroadcast() {
+    one.append(7, 1);
+    two.append(7, 1);
+    two.orderResponse(7, 1, OLD + 1); // the old process reached replica two only, then died
+    assertThat(two.ackedSns()).containsExactly(OLD + 1);
+    one.lostSequencer();
+    two.lostSequencer();
+    one.orderRequests.clear();
+
+    one.welcomedBy(2); // the restarted process has forgotten OLD + 1
+    assertThat(one.orderRequests).as("no request before the peers answered").isEmpty();
+    assertThat(one.sendSyncTo(two)).isEqualTo(1);
+    assertThat(one.receiveAnswersOf(two)).containsExactly(List.of(OLD + 1));
+
+    assertThat(one.ackedSns()).containsExactly(OLD + 1);
+    assertThat(one.orderRequests).as("the token already has an SN in the shard").isEmpty();
+  }
+
+  @Test
+  void shouldRequestATokenFromTheNewProcessOnceNoPeerHasAnSnForIt() {
+    one.append(7, 1);
+    two.append(7, 1);
+    one.lostSequencer(); // the old process died before answering anyone
+    two.lostSequencer();
+    one.orderRequests.clear();
+
+    one.welcomedBy(2);
+    one.sendSyncTo(two);
+    assertThat(one.receiveAnswersOf(two)).containsExactly(List.of(Sn.NONE));
+
+    assertThat(one.orderRequests).extracting(t -> t[1]).containsExactly(1L);
+    assertThat(one.ackedSns()).isEmpty();
+  }
+
+  @Test
+  void shouldHoldTheAnswerWhileStillConnectedToTheOlderProcess() {
+    one.append(7, 1);
+    two.append(7, 1);
+    one.lostSequencer();
+    one.welcomedBy(2); // replica two has not noticed the old process died yet
+    one.sendSyncTo(two);
+    assertThat(one.receiveAnswersOf(two)).as("held: an old response may still arrive").isEmpty();
+
+    two.orderResponse(7, 1, OLD + 1); // still buffered on two's old connection
+    two.lostSequencer();
+    assertThat(one.receiveAnswersOf(two)).containsExactly(List.of(OLD + 1));
+    assertThat(one.ackedSns()).containsExactly(OLD + 1);
+    assertThat(two.ackedSns()).containsExactly(OLD + 1);
+  }
+
+  @Test
+  void shouldAnswerAtOnceWhenAlreadyConnectedToTheSameProcess() {
+    one.append(7, 1);
+    one.lostSequencer();
+    two.lostSequencer();
+    two.welcomedBy(2);
+    one.welcomedBy(2);
+    one.sendSyncTo(two);
+    assertThat(one.receiveAnswersOf(two)).containsExactly(List.of(Sn.NONE));
+    assertThat(one.orderRequests).extracting(t -> t[1]).contains(1L);
+  }
+
+  @Test
+  void shouldAskAgainUntilThePeerAnswers() {
+    one.append(7, 1);
+    one.lostSequencer();
+    two.lostSequencer();
+    one.welcomedBy(2);
+    assertThat(one.toPeers).hasSize(1);
+    one.toPeers.forEach(ByteBuf::release); // lost on the way
+    one.toPeers.clear();
+
+    loop.advanceTimeBy(TokenSync.RETRY_MS, TimeUnit.MILLISECONDS);
+    loop.runScheduledPendingTasks();
+    assertThat(one.toPeers).as("the request is sent again").hasSize(1);
+    one.sendSyncTo(two);
+    one.receiveAnswersOf(two);
+
+    loop.advanceTimeBy(10 * TokenSync.RETRY_MS, TimeUnit.MILLISECONDS);
+    loop.runScheduledPendingTasks();
+    assertThat(one.toPeers).as("answered rounds are not repeated").isEmpty();
+  }
+
+  @Test
+  void shouldIgnoreAnswersToARoundThatALaterWelcomeReplaced() {
+    one.append(7, 1);
+    one.lostSequencer();
+    two.lostSequencer();
+    one.welcomedBy(2);
+    List<ByteBuf> stale = new ArrayList<>(one.toPeers);
+    one.toPeers.clear();
+    one.lostSequencer();
+    one.welcomedBy(3);
+    for (ByteBuf frame : stale) {
+      two.engine.onTokenSync(two.fromPeer, frame);
+      frame.release();
+    }
+    loop.runPendingTasks();
+    one.orderRequests.clear();
+    one.receiveAnswersOf(two); // answers the replaced round: no effect
+    assertThat(one.orderRequests).isEmpty();
+
+    one.sendSyncTo(two);
+    one.receiveAnswersOf(two);
+    assertThat(one.orderRequests).extracting(t -> t[1]).containsExactly(1L);
+  }
+}
