@@ -4,8 +4,12 @@ import io.flexlog.bench.storage.EngineChoice;
 import io.flexlog.bench.storage.RecordPattern;
 import io.flexlog.bench.storage.StorageComparison;
 import io.flexlog.bench.storage.StorageSettings;
+import io.flexlog.bench.storage.TieredOptions;
+import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.TieredStorageConfig;
 import io.flexlog.server.config.DataSize;
+import io.netty.util.internal.PlatformDependent;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,6 +58,9 @@ public final class StorageCommand implements Callable<Integer> {
   static final int MAX_THREADS = 64;
   static final int MAX_RECORD_BYTES = 1 << 20;
   static final long MIN_LOG_BYTES = 64L << 20;
+  static final long MIN_PM_BYTES = 16L << 20;
+  static final String PM_BYTES = "--pm-bytes";
+  static final String CACHE_BYTES = "--cache-bytes";
 
   @Spec private CommandSpec spec;
 
@@ -99,7 +106,9 @@ public final class StorageCommand implements Callable<Integer> {
       paramLabel = "ENGINE",
       defaultValue = EngineChoice.AUTO,
       description =
-          "FlexLog engine: llpl, mapped, or auto (llpl where it can honour the durability mode)"
+          "FlexLog engine: llpl, mapped, auto (llpl where it can honour the durability mode), or"
+              + " tiered (the replica's engine: off-heap cache, the PM engine auto picks, SSD"
+              + " segments; reads through the cache as a replica serves them)"
               + " (default: ${DEFAULT-VALUE}).")
   private String engine;
 
@@ -138,9 +147,28 @@ public final class StorageCommand implements Callable<Integer> {
       paramLabel = "SIZE",
       defaultValue = "1GiB",
       description =
-          "Capacity of each FlexLog thread's log; a full log is replaced by an empty one with the"
-              + " clock stopped (default: ${DEFAULT-VALUE}).")
+          "Capacity of each FlexLog thread's log (tiered: the records it keeps over cache, PM"
+              + " and SSD); a full log trims its oldest half with the clock stopped"
+              + " (default: ${DEFAULT-VALUE}).")
   private String logBytes;
+
+  @Option(
+      names = PM_BYTES,
+      paramLabel = "SIZE",
+      defaultValue = "256MiB",
+      description =
+          "With --engine tiered: each thread's PM log; above 75 % of it the oldest chunks move to"
+              + " SSD segments (default: ${DEFAULT-VALUE}).")
+  private String pmBytes;
+
+  @Option(
+      names = CACHE_BYTES,
+      paramLabel = "SIZE",
+      defaultValue = "256MiB",
+      description =
+          "With --engine tiered: each thread's off-heap cache, 0 for none"
+              + " (default: ${DEFAULT-VALUE}).")
+  private String cacheBytes;
 
   private final Runner runner;
   private final EngineResolver resolver;
@@ -224,6 +252,15 @@ public final class StorageCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw bad(e.getMessage());
     }
+    Optional<TieredOptions> tiered =
+        choice.tiered() ? Optional.of(tieredOptions(data)) : Optional.empty();
+    if (!choice.tiered()) {
+      for (String option : new String[] {PM_BYTES, CACHE_BYTES}) {
+        if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+          throw bad(option + " applies to --engine tiered only, not --engine " + engine);
+        }
+      }
+    }
     return new StorageSettings(
         recordBytes,
         threads,
@@ -235,7 +272,50 @@ public final class StorageCommand implements Callable<Integer> {
         warmup,
         data,
         log,
+        tiered,
         jsonFile);
+  }
+
+  private TieredOptions tieredOptions(Path data) {
+    long pm;
+    long cache;
+    try {
+      pm = DataSize.parse(PM_BYTES, pmBytes);
+      cache = DataSize.parse(CACHE_BYTES, cacheBytes);
+    } catch (IllegalArgumentException e) {
+      throw bad(e.getMessage());
+    }
+    if (pm < MIN_PM_BYTES) {
+      throw bad(PM_BYTES + " must be at least " + DataSize.format(MIN_PM_BYTES) + ", got " + pm);
+    }
+    TieredOptions options = new TieredOptions(pm, cache);
+    try {
+      options.config(data); // the engine's own checks of the cache budget
+    } catch (InvalidArgumentException e) {
+      throw bad(
+          CACHE_BYTES
+              + " must be 0 or at least "
+              + DataSize.format(TieredStorageConfig.MIN_CACHE_BYTES)
+              + ", got "
+              + cache);
+    }
+    long direct = PlatformDependent.maxDirectMemory();
+    if ((double) cache * threads > direct / 2.0) {
+      throw bad(
+          CACHE_BYTES
+              + " "
+              + DataSize.format(cache)
+              + " with --threads "
+              + threads
+              + " needs "
+              + ((cache * threads) >> 20)
+              + " MiB of direct memory for the caches, more than half the JVM's limit ("
+              + (direct >> 20)
+              + " MiB): lower "
+              + CACHE_BYTES
+              + ", or raise -Xmx or -XX:MaxDirectMemorySize through FLEXLOG_JAVA_OPTS");
+    }
+    return options;
   }
 
   private void checkWritable(Path file) {

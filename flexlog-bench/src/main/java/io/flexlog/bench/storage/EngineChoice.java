@@ -12,13 +12,15 @@ import java.util.Optional;
  * process: {@code process} needs it set to 1 ({@code bin/flexlog} does that), {@code fsync} and
  * {@code pmem} need it unset (else libpmem would skip the msync). {@code auto} falls back to the
  * mapped-file engine with a notice, as the replica does; an explicit {@code llpl} that cannot work
- * is an error.
+ * is an error. {@code tiered} is the replica's tiered engine over the PM engine {@code auto} picks.
  *
- * @param engine {@code llpl} or {@code mapped}
- * @param notice why {@code auto} chose {@code mapped}, if it did
+ * @param engine the PM engine: {@code llpl} or {@code mapped}
+ * @param tiered true for the tiered engine (cache and SSD segments around {@code engine})
+ * @param notice why {@code auto} (or {@code tiered}) chose {@code mapped}, if it did
  */
-public record EngineChoice(String engine, Optional<String> notice) {
+public record EngineChoice(String engine, boolean tiered, Optional<String> notice) {
   public static final String AUTO = "auto";
+  public static final String TIERED = "tiered";
 
   /**
    * @param llplUnavailable why llpl cannot load here, or null when it can
@@ -31,13 +33,14 @@ public record EngineChoice(String engine, Optional<String> notice) {
     boolean forced = "1".equals(pmemForce);
     String envProblem = environmentProblem(mode, forced);
     EngineChoice choice;
-    if (AUTO.equals(name)) {
+    if (AUTO.equals(name) || TIERED.equals(name)) {
+      boolean tiered = TIERED.equals(name);
       if (llplUnavailable != null) {
-        choice = mapped("llpl unavailable: " + llplUnavailable);
+        choice = mapped(tiered, "llpl unavailable: " + llplUnavailable);
       } else if (envProblem != null) {
-        choice = mapped(envProblem);
+        choice = mapped(tiered, envProblem);
       } else {
-        choice = new EngineChoice(StorageEngines.LLPL, Optional.empty());
+        choice = new EngineChoice(StorageEngines.LLPL, tiered, Optional.empty());
       }
     } else if (StorageEngines.LLPL.equals(name)) {
       if (llplUnavailable != null) {
@@ -46,12 +49,12 @@ public record EngineChoice(String engine, Optional<String> notice) {
       if (envProblem != null) {
         throw new IllegalArgumentException("--engine llpl: " + envProblem);
       }
-      choice = new EngineChoice(StorageEngines.LLPL, Optional.empty());
+      choice = new EngineChoice(StorageEngines.LLPL, false, Optional.empty());
     } else if (StorageEngines.MAPPED.equals(name)) {
-      choice = new EngineChoice(StorageEngines.MAPPED, Optional.empty());
+      choice = new EngineChoice(StorageEngines.MAPPED, false, Optional.empty());
     } else {
       throw new IllegalArgumentException(
-          "--engine must be auto, llpl or mapped, got '" + requested + "'");
+          "--engine must be auto, llpl, mapped or tiered, got '" + requested + "'");
     }
     if (mode == DurabilityMode.PMEM && StorageEngines.MAPPED.equals(choice.engine())) {
       throw new IllegalArgumentException(
@@ -88,8 +91,13 @@ public record EngineChoice(String engine, Optional<String> notice) {
     return null;
   }
 
-  private static EngineChoice mapped(String reason) {
+  private static EngineChoice mapped(boolean tiered, String reason) {
     return new EngineChoice(
-        StorageEngines.MAPPED, Optional.of("FlexLog engine 'mapped' instead of 'llpl': " + reason));
+        StorageEngines.MAPPED,
+        tiered,
+        Optional.of(
+            (tiered ? "tiered engine's PM engine" : "FlexLog engine")
+                + " 'mapped' instead of 'llpl': "
+                + reason));
   }
 }

@@ -1,10 +1,12 @@
 package io.flexlog.bench.storage;
 
+import java.util.Optional;
+
 /**
  * What one engine did in the measured phase of a run, summed over its threads.
  *
  * <p>Rates are the sum over threads of each thread's operations divided by its measured time, less
- * any time it spent replacing a full log ({@link #logRecycles}): with one thread, plainly
+ * any time it spent making room in a full log ({@link #logTrims}): with one thread, plainly
  * operations per second.
  *
  * @param name {@code flexlog} or {@code rocksdb}
@@ -12,9 +14,11 @@ package io.flexlog.bench.storage;
  * @param measuredSeconds the longest thread's measured time, recycling excluded
  * @param appendLatency latency of appends
  * @param readLatency latency of reads; count 0 without reads
- * @param logRecycles times a thread's log was full and replaced by an empty one (FlexLog only)
- * @param recycleSeconds time spent replacing full logs, not measured, summed over threads
+ * @param logTrims times a thread's log was full and trimmed its oldest half (FlexLog only)
+ * @param trimSeconds time spent on those trims, not measured, summed over threads
  * @param verifiedRecords records read back after the run and found identical to what was written
+ * @param tiers the tiered engine's counters over the measured phase, summed over threads; empty for
+ *     other engines
  */
 public record EngineResult(
     String name,
@@ -26,9 +30,10 @@ public record EngineResult(
     double readsPerSec,
     LatencySummary appendLatency,
     LatencySummary readLatency,
-    long logRecycles,
-    double recycleSeconds,
-    long verifiedRecords) {
+    long logTrims,
+    double trimSeconds,
+    long verifiedRecords,
+    Optional<TierStats> tiers) {
 
   public long operations() {
     return appends + reads;

@@ -1,8 +1,11 @@
 package io.flexlog.bench.storage;
 
+import java.util.Optional;
+
 /**
  * One benchmark thread's view of a store: it appends records {@code 0, 1, 2, ...} of a {@link
- * RecordPattern} under that thread's keys and reads any of them back by record number.
+ * RecordPattern} under that thread's keys and reads any record still in the log back by record
+ * number: {@link #firstRecord()} to {@link #written()} - 1.
  *
  * <p>Threading: one thread uses a log from {@link RecordStore#openLog} to {@link #close()}.
  */
@@ -25,20 +28,30 @@ public interface RecordLog extends AutoCloseable {
    * Copies record {@code recordNumber} into {@code destination}.
    *
    * @return the record's length
-   * @throws IllegalStateException when the store does not have the record
+   * @throws IllegalStateException when the store does not have the record (never written, or
+   *     trimmed)
    */
   int read(long recordNumber, byte[] destination);
 
-  /** Records appended so far (and readable): record numbers are {@code 0 .. written() - 1}. */
+  /** Records appended so far: the next append writes record number {@code written()}. */
   long written();
 
+  /** The oldest record still in the log: 0 until {@link #makeRoom()} trimmed some. */
+  long firstRecord();
+
   /**
-   * Replaces a full log by an empty one after {@link #append()} returned false; {@link #written()}
-   * starts again at 0. Not measured: the caller stops its clock.
+   * Frees space after {@link #append()} returned false by trimming the oldest records: {@link
+   * #firstRecord()} moves up, {@link #written()} keeps counting. Not measured: the caller stops its
+   * clock.
    *
    * @throws UnsupportedOperationException for a store that never fills up
    */
   void makeRoom();
+
+  /** The tiered engine's counters and sizes for this log; empty for other engines. */
+  default Optional<TierStats> tierStats() {
+    return Optional.empty();
+  }
 
   @Override
   void close();

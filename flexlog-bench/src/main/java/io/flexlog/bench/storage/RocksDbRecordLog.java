@@ -112,6 +112,12 @@ final class RocksDbRecordLog implements RecordLog {
     return written;
   }
 
+  /** RocksDB keeps every record: the benchmark never deletes any. */
+  @Override
+  public long firstRecord() {
+    return 0;
+  }
+
   /** RocksDB grows on disk and never reports a full log. */
   @Override
   public void makeRoom() {

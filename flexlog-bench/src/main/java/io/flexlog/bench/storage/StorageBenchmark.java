@@ -4,6 +4,7 @@ import io.flexlog.replica.storage.DurabilityMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -24,11 +25,14 @@ import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * Paper Fig. 5–7 as a JMH benchmark: operations per second of FlexLog's replica storage ({@code
- * llpl}, {@code mapped}) and RocksDB (Boki's engine and options, WAL on) by record size, threads
- * ({@code -t}) and read share. One operation is a {@link Workload#step()}: an append (FlexLog:
- * {@code appendPending + commit + flush}; RocksDB: one {@code put}), durable per the durability
- * mode before the next, or a read of a record written earlier, chosen uniformly (FlexLog: index
- * lookup + copy of the payload into a byte[]; RocksDB: {@code get} into a byte[]).
+ * llpl}, {@code mapped}, and {@code tiered}: the replica's engine with its off-heap cache in front
+ * of the PM engine {@code auto} picks and SSD segments behind, {@code cacheMiB} and {@code pmMiB}
+ * per thread, reads through {@code retainedPayload} as a replica serves them) and RocksDB (Boki's
+ * engine and options, WAL on) by record size, threads ({@code -t}) and read share. One operation is
+ * a {@link Workload#step()}: an append (FlexLog: {@code appendPending + commit + flush}; RocksDB:
+ * one {@code put}), durable per the durability mode before the next, or a read of a record written
+ * earlier, chosen uniformly (FlexLog: index lookup + copy of the payload into a byte[]; RocksDB:
+ * {@code get} into a byte[]).
  *
  * <p>Equal durability: {@code process} is FlexLog's flush into a shared mapping against RocksDB
  * {@code sync=false}; {@code fsync} is an msync per append against {@code sync=true}. llpl reads
@@ -57,7 +61,7 @@ import org.openjdk.jmh.infra.ThreadParams;
 public class StorageBenchmark {
   static final String ROCKSDB = "rocksdb";
 
-  @Param({"llpl", "mapped", ROCKSDB})
+  @Param({"llpl", "mapped", EngineChoice.TIERED, ROCKSDB})
   public String engine;
 
   @Param({"process"})
@@ -69,9 +73,20 @@ public class StorageBenchmark {
   @Param({"0"})
   public int readPercent;
 
-  /** Capacity of each FlexLog thread's log, created afresh every iteration. */
+  /**
+   * Capacity of each FlexLog thread's log, created afresh every iteration; for {@code tiered} the
+   * records it keeps over cache, PM and SSD.
+   */
   @Param({"1024"})
   public int logMiB;
+
+  /** {@code tiered} only: each thread's PM log; above 75 % of it chunks move to SSD segments. */
+  @Param({"256"})
+  public int pmMiB;
+
+  /** {@code tiered} only: each thread's off-heap cache. */
+  @Param({"256"})
+  public int cacheMiB;
 
   private RecordPattern pattern;
   private DurabilityMode mode;
@@ -107,11 +122,25 @@ public class StorageBenchmark {
     }
     dir = Files.createTempDirectory(root, "store-");
     long logBytes = (long) logMiB << 20;
-    store =
-        ROCKSDB.equals(engine)
-            ? new RocksDbStore(dir, mode, pattern)
-            : new FlexLogStore(
-                engine, dir, logBytes, StorageSettings.chunkBytes(logBytes), mode, pattern);
+    if (ROCKSDB.equals(engine)) {
+      store = new RocksDbStore(dir, mode, pattern);
+    } else if (EngineChoice.TIERED.equals(engine)) {
+      TieredOptions tiers = new TieredOptions((long) pmMiB << 20, (long) cacheMiB << 20);
+      String pmEngine = EngineChoice.resolveHere(EngineChoice.TIERED, mode).engine();
+      store =
+          new FlexLogStore(
+              pmEngine, dir, logBytes, tiers.chunkBytes(), mode, Optional.of(tiers), pattern);
+    } else {
+      store =
+          new FlexLogStore(
+              engine,
+              dir,
+              logBytes,
+              StorageSettings.chunkBytes(logBytes),
+              mode,
+              Optional.empty(),
+              pattern);
+    }
     logs = new RecordLog[params.getThreads()];
     int preload = StorageSettings.preloadRecords(logBytes, recordBytes);
     // Opened and preloaded in parallel (creating a log takes seconds), then owned by JMH thread t;

@@ -52,6 +52,7 @@ public final class StorageComparison {
                       settings.logBytes(),
                       settings.chunkBytes(),
                       settings.durability(),
+                      settings.tiered(),
                       pattern),
               err);
       EngineResult rocksdb =

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
@@ -17,10 +18,10 @@ import org.HdrHistogram.Histogram;
  * same for every engine) into a per-thread histogram; the histograms are merged at the end.
  *
  * <p>Measurement: each thread measures until its own operations have taken the planned duration,
- * not counting time spent replacing a full log (FlexLog's logs have a fixed capacity and cannot
- * reuse space in this version; replacing one means creating a fresh log, seconds of set-up that are
- * not part of an append). A thread that is done keeps running unmeasured until every thread is
- * done, so the others see the same contention throughout, as JMH does with synchronised iterations.
+ * not counting time spent making room in a full log (FlexLog's logs have a fixed capacity: a full
+ * one trims its oldest half, which is neither an append nor a read). A thread that is done keeps
+ * running unmeasured until every thread is done, so the others see the same contention throughout,
+ * as JMH does with synchronised iterations.
  *
  * <p>Threading: {@link #run} is called by one controlling thread, which starts the workers, moves
  * them through the phases with a volatile phase word, prints progress and joins them.
@@ -203,9 +204,10 @@ public final class StorageLoad {
     double appendRate = 0;
     double readRate = 0;
     double measured = 0;
-    long recycles = 0;
-    long recycleNs = 0;
+    long trims = 0;
+    long trimNs = 0;
     long verified = 0;
+    Optional<TierStats> tiers = Optional.empty();
     for (Worker w : workers) {
       appends.add(w.appendNanos);
       reads.add(w.readNanos);
@@ -217,9 +219,12 @@ public final class StorageLoad {
       appendCount += w.appends;
       readCount += w.reads;
       measured = Math.max(measured, seconds);
-      recycles += w.recycles;
-      recycleNs += w.recycleNs;
+      trims += w.trims;
+      trimNs += w.trimNs;
       verified += w.verified;
+      if (w.tierStats != null) {
+        tiers = Optional.of(tiers.orElse(TierStats.ZERO).plus(w.tierStats));
+      }
     }
     return new EngineResult(
         store.name(),
@@ -231,9 +236,10 @@ public final class StorageLoad {
         readRate,
         LatencySummary.of(appends),
         LatencySummary.of(reads),
-        recycles,
-        recycleNs / 1e9,
-        verified);
+        trims,
+        trimNs / 1e9,
+        verified,
+        tiers);
   }
 
   static Histogram newHistogram() {
@@ -271,9 +277,12 @@ public final class StorageLoad {
     long reads;
     long startNs;
     long endNs;
-    long recycles;
-    long recycleNs;
+    long trims;
+    long trimNs;
     long verified;
+    // The tiered engine's counters over the measured phase; null for other engines.
+    TierStats tierStats;
+    private TierStats tierStart;
 
     Worker(RecordStore store, int thread, CountDownLatch ready, CountDownLatch go) {
       this.store = store;
@@ -282,9 +291,9 @@ public final class StorageLoad {
       this.go = go;
     }
 
-    /** The thread's measured time, log replacement excluded; 0 if it never finished measuring. */
+    /** The thread's measured time, making room excluded; 0 if it never finished measuring. */
     long activeNs() {
-      return measured ? endNs - startNs - recycleNs : 0;
+      return measured ? endNs - startNs - trimNs : 0;
     }
 
     @Override
@@ -325,6 +334,7 @@ public final class StorageLoad {
           }
           if (now == MEASURE) {
             measuring = true;
+            tierStart = log.tierStats().orElse(null);
             startNs = System.nanoTime();
           }
         }
@@ -332,12 +342,11 @@ public final class StorageLoad {
         Operation op = workload.step();
         long end = System.nanoTime();
         if (op == Operation.LOG_FULL) {
-          // Not an operation: replace the log with this thread's clock stopped.
+          // Not an operation: trim the oldest records with this thread's clock stopped.
           log.makeRoom();
-          log.preload(plan.preloadRecords());
           if (measuring) {
-            recycles++;
-            recycleNs += System.nanoTime() - end;
+            trims++;
+            trimNs += System.nanoTime() - end;
           }
           continue;
         }
@@ -352,9 +361,12 @@ public final class StorageLoad {
             readNanos.recordValue(latency);
             reads++;
           }
-          if (end - startNs - recycleNs >= durationNs) {
+          if (end - startNs - trimNs >= durationNs) {
             endNs = end;
             measuring = false;
+            if (tierStart != null) {
+              tierStats = log.tierStats().orElseThrow().since(tierStart);
+            }
             measured = true;
             finished.countDown();
           }

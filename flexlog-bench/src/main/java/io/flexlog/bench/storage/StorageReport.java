@@ -36,20 +36,45 @@ public final class StorageReport {
             "%.1f s measured per thread after %.1f s warm-up; %d records preloaded per thread",
             s.duration().toNanos() / 1e9, s.warmup().toNanos() / 1e9, s.preloadRecords()));
     line(out, "threads", THREAD_MODEL);
-    line(
-        out,
-        "flexlog log",
-        s.engine()
-            + ", "
-            + DataSize.format(s.logBytes())
-            + " per thread; a full log is replaced by an empty one with the thread's clock"
-            + " stopped (the benchmark never trims, so the log cannot reuse its space)");
+    line(out, "flexlog log", flexlogLog(s));
     s.engineNotice().ifPresent(n -> line(out, "notice", n));
     line(
         out,
         "data",
         "in a temporary directory under " + s.dataDir().toAbsolutePath() + ", deleted afterwards");
     return out.toString();
+  }
+
+  /** The setup line of FlexLog's engine: which engine, its sizes and the durability mode. */
+  static String flexlogLog(StorageSettings s) {
+    String full =
+        "; a full log trims its oldest half (LogStorage.trim frees their PM chunks"
+            + (s.tiered().isPresent() ? " and SSD segments" : "")
+            + ") with the thread's clock stopped";
+    if (s.tiered().isEmpty()) {
+      return "engine="
+          + s.engine()
+          + " durability="
+          + s.durability().configName()
+          + " log-bytes="
+          + DataSize.format(s.logBytes())
+          + " per thread"
+          + full;
+    }
+    TieredOptions t = s.tiered().get();
+    return "engine=tiered pm-engine="
+        + s.engine()
+        + " cache-bytes="
+        + DataSize.format(t.cacheBytes())
+        + " pm-bytes="
+        + DataSize.format(t.pmBytes())
+        + " durability="
+        + s.durability().configName()
+        + " log-bytes="
+        + DataSize.format(s.logBytes())
+        + " per thread (cache, then PM, then SSD segments; PM above the 0.75 watermark moves to"
+        + " SSD)"
+        + full;
   }
 
   static String durability(DurabilityMode mode) {
@@ -91,15 +116,47 @@ public final class StorageReport {
     if (reads) {
       line(out, "read (us)", latency(e.readLatency()));
     }
-    if (e.logRecycles() > 0) {
+    if (e.logTrims() > 0) {
       line(
           out,
           "full logs",
-          fmt(
-              "%d replaced by empty ones (%.3f s, not measured)",
-              e.logRecycles(), e.recycleSeconds()));
+          fmt("%d trims of the oldest half (%.3f s, not measured)", e.logTrims(), e.trimSeconds()));
     }
+    e.tiers().ifPresent(t -> tiers(out, t));
     line(out, "verified", fmt("%,d records read back identical", e.verifiedRecords()));
+  }
+
+  private static void tiers(StringBuilder out, TierStats t) {
+    line(
+        out,
+        "cache",
+        fmt(
+            "%,d hits, %,d misses (hit ratio %s) in the measurement; %s in use at its end",
+            t.cacheHits(),
+            t.cacheMisses(),
+            Double.isNaN(t.hitRatio()) ? "n/a" : fmt("%.1f %%", 100 * t.hitRatio()),
+            mib(t.cacheUsedBytes())));
+    line(
+        out,
+        "tiering",
+        fmt(
+            "%,d segments written (%s of PM chunks moved to SSD) in the measurement; at its end"
+                + " %,d segments (%s) on SSD, %s of PM in use",
+            t.tieringMoves(),
+            mib(t.tieringBytes()),
+            t.segments(),
+            mib(t.ssdBytes()),
+            mib(t.pmUsedBytes())));
+    line(
+        out,
+        "PM full",
+        fmt(
+            "%,d appends waited for tiering to free PM (%.3f s, part of their latency)",
+            t.pmFullWaits(), t.pmFullWaitNanos() / 1e9));
+  }
+
+  private static String mib(long bytes) {
+    return fmt("%,.1f MiB", bytes / (double) (1 << 20));
   }
 
   private static String latency(LatencySummary l) {
@@ -120,21 +177,37 @@ public final class StorageReport {
     field(out, "durationSeconds", decimal(s.duration().toNanos() / 1e9));
     field(out, "preloadRecords", Integer.toString(s.preloadRecords()));
     field(out, "logBytes", Long.toString(s.logBytes()));
+    s.tiered().ifPresent(t -> field(out, "pmBytes", Long.toString(t.pmBytes())));
+    s.tiered().ifPresent(t -> field(out, "cacheBytes", Long.toString(t.cacheBytes())));
     field(out, "threadModel", JsonReport.quote(THREAD_MODEL));
-    field(out, "flexlog", engineJson(r.flexlog(), "engine", JsonReport.quote(s.engine())));
+    field(out, "flexlog", engineJson(r.flexlog(), flexlogSetup(s)));
     field(
         out,
         "rocksdb",
         engineJson(
-            r.rocksdb(), "sync", Boolean.toString(s.durability() != DurabilityMode.PROCESS)));
+            r.rocksdb(),
+            "\"sync\":" + Boolean.toString(s.durability() != DurabilityMode.PROCESS) + ","));
     field(out, "ratio", Double.isFinite(r.ratio()) ? fmt("%.2f", r.ratio()) : "null");
     out.setLength(out.length() - 1);
     return out.append('}').toString();
   }
 
-  private static String engineJson(EngineResult e, String extraName, String extraValue) {
-    StringBuilder out = new StringBuilder(512).append('{');
-    field(out, extraName, extraValue);
+  /** The FlexLog engine's settings as JSON fields, each followed by a comma. */
+  private static String flexlogSetup(StorageSettings s) {
+    StringBuilder out = new StringBuilder(128);
+    field(out, "engine", JsonReport.quote(s.engineName()));
+    s.tiered()
+        .ifPresent(
+            t -> {
+              field(out, "pmEngine", JsonReport.quote(s.engine()));
+              field(out, "pmBytes", Long.toString(t.pmBytes()));
+              field(out, "cacheBytes", Long.toString(t.cacheBytes()));
+            });
+    return out.toString();
+  }
+
+  private static String engineJson(EngineResult e, String setupFields) {
+    StringBuilder out = new StringBuilder(512).append('{').append(setupFields);
     field(out, "description", JsonReport.quote(e.description()));
     field(out, "opsPerSec", decimal(e.opsPerSec()));
     field(out, "appendsPerSec", decimal(e.appendsPerSec()));
@@ -144,9 +217,27 @@ public final class StorageReport {
     field(out, "measuredSeconds", decimal(e.measuredSeconds()));
     field(out, "appendLatencyUs", latencyJson(e.appendLatency()));
     field(out, "readLatencyUs", latencyJson(e.readLatency()));
-    field(out, "logRecycles", Long.toString(e.logRecycles()));
-    field(out, "recycleSeconds", decimal(e.recycleSeconds()));
+    field(out, "logTrims", Long.toString(e.logTrims()));
+    field(out, "trimSeconds", decimal(e.trimSeconds()));
     field(out, "verifiedRecords", Long.toString(e.verifiedRecords()));
+    e.tiers().ifPresent(t -> field(out, "tiers", tiersJson(t)));
+    out.setLength(out.length() - 1);
+    return out.append('}').toString();
+  }
+
+  private static String tiersJson(TierStats t) {
+    StringBuilder out = new StringBuilder(256).append('{');
+    field(out, "cacheHits", Long.toString(t.cacheHits()));
+    field(out, "cacheMisses", Long.toString(t.cacheMisses()));
+    field(out, "cacheHitRatio", Double.isNaN(t.hitRatio()) ? "null" : fmt("%.4f", t.hitRatio()));
+    field(out, "cacheUsedBytes", Long.toString(t.cacheUsedBytes()));
+    field(out, "tieringMoves", Long.toString(t.tieringMoves()));
+    field(out, "tieringBytes", Long.toString(t.tieringBytes()));
+    field(out, "segments", Long.toString(t.segments()));
+    field(out, "ssdBytes", Long.toString(t.ssdBytes()));
+    field(out, "pmUsedBytes", Long.toString(t.pmUsedBytes()));
+    field(out, "pmFullWaits", Long.toString(t.pmFullWaits()));
+    field(out, "pmFullWaitSeconds", decimal(t.pmFullWaitNanos() / 1e9));
     out.setLength(out.length() - 1);
     return out.append('}').toString();
   }

@@ -11,10 +11,14 @@ import java.util.Optional;
  * The validated arguments of {@code flexlog bench storage}: one workload run on FlexLog's engine
  * and on RocksDB with the same parameters.
  *
- * @param engine FlexLog's engine, resolved: {@code llpl} or {@code mapped}
+ * @param engine FlexLog's PM engine, resolved: {@code llpl} or {@code mapped} (with {@code tiered},
+ *     the engine of the tiered engine's PM log)
  * @param engineNotice why {@code auto} did not give {@code llpl}, if it did not
  * @param dataDir where the run's temporary directory is created
- * @param logBytes capacity of each FlexLog thread's log; a full log is replaced, not measured
+ * @param logBytes capacity of each FlexLog thread's log (with {@code tiered}: the records it keeps
+ *     over all tiers); a full log trims its oldest half, not measured
+ * @param tiered present for {@code --engine tiered}: the PM and cache sizes of each thread's tiered
+ *     log
  */
 public record StorageSettings(
     int recordBytes,
@@ -27,6 +31,7 @@ public record StorageSettings(
     Duration warmup,
     Path dataDir,
     long logBytes,
+    Optional<TieredOptions> tiered,
     Optional<Path> json) {
 
   /** Records each thread writes before the warm-up, so reads have records from the start. */
@@ -38,9 +43,14 @@ public record StorageSettings(
   /** Time between progress lines. */
   public static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
 
-  /** Chunk size of the FlexLog logs: the engines' default, smaller only for small logs. */
+  /** Chunk size of the FlexLog PM logs: the engines' default, smaller only for small logs. */
   public long chunkBytes() {
-    return chunkBytes(logBytes);
+    return tiered.map(TieredOptions::chunkBytes).orElseGet(() -> chunkBytes(logBytes));
+  }
+
+  /** The engine as reports name it: {@code tiered}, or the PM engine. */
+  public String engineName() {
+    return tiered.isPresent() ? EngineChoice.TIERED : engine;
   }
 
   static long chunkBytes(long logBytes) {

@@ -4,9 +4,10 @@ import java.util.SplittableRandom;
 
 /**
  * One thread's operation mix over its {@link RecordLog}: each step is a read with probability
- * {@code readPercent}%, of a record chosen uniformly among those written so far, and otherwise an
- * append of the next record. A read copies the record into a reusable array and checks its key
- * stamp and length, so a read path that returns the wrong bytes fails the run instead of counting.
+ * {@code readPercent}%, of a record chosen uniformly among those in the log (written so far and not
+ * trimmed), and otherwise an append of the next record. A read copies the record into a reusable
+ * array and checks its key stamp and length, so a read path that returns the wrong bytes fails the
+ * run instead of counting.
  *
  * <p>Threading: one owner thread. Steady state allocates nothing here (the engines may).
  */
@@ -36,9 +37,10 @@ public final class Workload {
 
   /** Performs one operation. */
   public Operation step() {
-    long written = log.written();
-    if (readPercent > 0 && written > 0 && random.nextInt(100) < readPercent) {
-      long recordNumber = random.nextLong(written);
+    long first = log.firstRecord();
+    long live = log.written() - first;
+    if (readPercent > 0 && live > 0 && random.nextInt(100) < readPercent) {
+      long recordNumber = first + random.nextLong(live);
       int length = log.read(recordNumber, readBuffer);
       long expected = RecordPattern.key(thread, recordNumber);
       if (length != readBuffer.length || RecordPattern.stampedKey(readBuffer) != expected) {
@@ -50,21 +52,22 @@ public final class Workload {
   }
 
   /**
-   * Reads back up to {@code samples} records spread evenly over those written, the first and last
-   * included, and compares every byte with what was written.
+   * Reads back up to {@code samples} records spread evenly over those in the log, the first and
+   * last included, and compares every byte with what was written.
    *
    * @return how many records were checked
    * @throws IllegalStateException naming the first record that differs
    */
   public int verify(int samples) {
-    long written = log.written();
-    if (written == 0 || samples <= 0) {
+    long first = log.firstRecord();
+    long live = log.written() - first;
+    if (live == 0 || samples <= 0) {
       return 0;
     }
     int checked = 0;
-    long count = Math.min(samples, written);
+    long count = Math.min(samples, live);
     for (long i = 0; i < count; i++) {
-      long recordNumber = count == 1 ? written - 1 : i * (written - 1) / (count - 1);
+      long recordNumber = first + (count == 1 ? live - 1 : i * (live - 1) / (count - 1));
       int length = log.read(recordNumber, readBuffer);
       if (!pattern.matches(readBuffer, length, RecordPattern.key(thread, recordNumber))) {
         throw new IllegalStateException(mismatch(recordNumber, length));

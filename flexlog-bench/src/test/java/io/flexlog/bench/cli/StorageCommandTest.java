@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.bench.storage.EngineChoice;
 import io.flexlog.bench.storage.StorageSettings;
+import io.flexlog.bench.storage.TieredOptions;
 import io.flexlog.replica.storage.DurabilityMode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -80,6 +81,7 @@ class StorageCommandTest {
                 Duration.ofSeconds(2),
                 Path.of(System.getProperty("java.io.tmpdir")),
                 1L << 30,
+                Optional.empty(),
                 Optional.empty()));
   }
 
@@ -115,6 +117,7 @@ class StorageCommandTest {
                 Duration.ZERO,
                 dir,
                 256L << 20,
+                Optional.empty(),
                 Optional.of(json)));
   }
 
@@ -201,13 +204,43 @@ class StorageCommandTest {
   @Test
   void shouldRejectUnknownEngineAndUnusableLlpl() {
     assertRejected(
-        "--engine must be auto, llpl or mapped, got 'rocks'", required("--engine=rocks"));
+        "--engine must be auto, llpl, mapped or tiered, got 'rocks'", required("--engine=rocks"));
 
     resolver = (requested, mode) -> EngineChoice.resolve(requested, mode, "no libpmemobj", "1");
     assertRejected("--engine llpl: no libpmemobj", required("--engine=llpl"));
 
     resolver = (requested, mode) -> EngineChoice.resolve(requested, mode, null, null);
     assertRejected("PMEM_IS_PMEM_FORCE=1", required("--engine=llpl"));
+  }
+
+  @Test
+  void shouldRunTheTieredEngineWithItsPmAndCacheSizes() {
+    assertThat(execute(required("--engine=tiered"))).isZero();
+    assertThat(execute(required("--engine=tiered", "--pm-bytes=64MiB", "--cache-bytes=0")))
+        .isZero();
+
+    assertThat(runs.get(0).engine()).isEqualTo("llpl");
+    assertThat(runs.get(0).engineName()).isEqualTo("tiered");
+    assertThat(runs.get(0).tiered()).contains(new TieredOptions(256L << 20, 256L << 20));
+    assertThat(runs.get(0).chunkBytes()).isEqualTo(16L << 20);
+    assertThat(runs.get(1).tiered()).contains(new TieredOptions(64L << 20, 0));
+  }
+
+  @Test
+  void shouldRejectTierSizesOutsideTheTieredEngineOrOutOfRange() {
+    assertRejected(
+        "--pm-bytes applies to --engine tiered only, not --engine mapped",
+        required("--engine=mapped", "--pm-bytes=64MiB"));
+    assertRejected(
+        "--cache-bytes applies to --engine tiered only, not --engine auto",
+        required("--cache-bytes=64MiB"));
+    assertRejected(
+        "--pm-bytes must be at least 16MiB", required("--engine=tiered", "--pm-bytes=1MiB"));
+    assertRejected(
+        "--cache-bytes must be 0 or at least 64KiB",
+        required("--engine=tiered", "--cache-bytes=1KiB"));
+    assertRejected(
+        "of direct memory for the caches", required("--engine=tiered", "--cache-bytes=1TiB"));
   }
 
   @Test

@@ -13,9 +13,9 @@ class EngineChoiceTest {
   @Test
   void shouldPickLlplWhenItCanHonourTheMode() {
     assertThat(EngineChoice.resolve("auto", DurabilityMode.PROCESS, null, "1"))
-        .isEqualTo(new EngineChoice("llpl", Optional.empty()));
+        .isEqualTo(new EngineChoice("llpl", false, Optional.empty()));
     assertThat(EngineChoice.resolve("auto", DurabilityMode.FSYNC, null, null))
-        .isEqualTo(new EngineChoice("llpl", Optional.empty()));
+        .isEqualTo(new EngineChoice("llpl", false, Optional.empty()));
     assertThat(EngineChoice.resolve(" LLPL ", DurabilityMode.FSYNC, null, "0").engine())
         .isEqualTo("llpl");
   }
@@ -50,7 +50,21 @@ class EngineChoiceTest {
   @Test
   void shouldTakeMappedWhateverTheEnvironment() {
     assertThat(EngineChoice.resolve("mapped", DurabilityMode.FSYNC, NO_LLPL, "1"))
-        .isEqualTo(new EngineChoice("mapped", Optional.empty()));
+        .isEqualTo(new EngineChoice("mapped", false, Optional.empty()));
+  }
+
+  @Test
+  void shouldPickTieredOverThePmEngineAutoWouldPick() {
+    assertThat(EngineChoice.resolve("tiered", DurabilityMode.PROCESS, null, "1"))
+        .isEqualTo(new EngineChoice("llpl", true, Optional.empty()));
+    EngineChoice fallback = EngineChoice.resolve("Tiered", DurabilityMode.PROCESS, NO_LLPL, "1");
+    assertThat(fallback.engine()).isEqualTo("mapped");
+    assertThat(fallback.tiered()).isTrue();
+    assertThat(fallback.notice())
+        .hasValueSatisfying(
+            n -> assertThat(n).contains("tiered engine's PM engine 'mapped'").contains(NO_LLPL));
+    assertThat(EngineChoice.resolve("mapped", DurabilityMode.PROCESS, null, "1").tiered())
+        .isFalse();
   }
 
   @Test
@@ -65,6 +79,6 @@ class EngineChoiceTest {
   @Test
   void shouldRefuseUnknownEngines() {
     assertThatThrownBy(() -> EngineChoice.resolve("rocksdb", DurabilityMode.PROCESS, null, "1"))
-        .hasMessage("--engine must be auto, llpl or mapped, got 'rocksdb'");
+        .hasMessage("--engine must be auto, llpl, mapped or tiered, got 'rocksdb'");
   }
 }

@@ -46,6 +46,7 @@ class FakeStore implements RecordStore {
   private final class FakeLog implements RecordLog {
     private final int thread;
     private long written;
+    private long first;
 
     FakeLog(int thread) {
       this.thread = thread;
@@ -53,7 +54,7 @@ class FakeStore implements RecordStore {
 
     @Override
     public boolean append() {
-      if (written == capacityRecords) {
+      if (written - first == capacityRecords) {
         return false;
       }
       written++;
@@ -67,6 +68,9 @@ class FakeStore implements RecordStore {
 
     @Override
     public int read(long recordNumber, byte[] destination) {
+      if (recordNumber < first || recordNumber >= written) {
+        throw new IllegalStateException("record " + recordNumber + " is not in the fake log");
+      }
       byte[] record = pattern.newRecord(RecordPattern.key(thread, recordNumber));
       if (corruptBody) {
         record[record.length - 1] ^= 0x40;
@@ -81,13 +85,18 @@ class FakeStore implements RecordStore {
     }
 
     @Override
+    public long firstRecord() {
+      return first;
+    }
+
+    @Override
     public void makeRoom() {
       try {
         Thread.sleep(makeRoomMillis);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      written = 0;
+      first += (written - first) / 2;
     }
 
     @Override

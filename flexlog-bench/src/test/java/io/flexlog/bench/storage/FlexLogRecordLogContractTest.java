@@ -1,6 +1,7 @@
 package io.flexlog.bench.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The contract on a FlexLog engine, plus what only a fixed-capacity log does. */
@@ -20,27 +22,43 @@ abstract class FlexLogRecordLogContractTest extends RecordLogContractTest {
 
   @Override
   RecordStore open(Path dir) {
-    return new FlexLogStore(engine(), dir, LOG_BYTES, CHUNK_BYTES, DurabilityMode.PROCESS, pattern);
+    return new FlexLogStore(
+        engine(), dir, LOG_BYTES, CHUNK_BYTES, DurabilityMode.PROCESS, Optional.empty(), pattern);
   }
 
   @Test
-  void shouldReportAFullLogAndStartEmptyAfterMakingRoom() {
+  void shouldReportAFullLogAndReuseItsSpaceAfterTrimmingTheOldestHalf() {
     RecordLog log = store.openLog(0);
     long appended = 0;
     while (log.append()) {
       appended++;
     }
-
     assertThat(appended).isGreaterThan(LOG_BYTES / 2 / (RECORD_BYTES + 64));
     assertThat(log.written()).isEqualTo(appended);
-    log.makeRoom();
-    assertThat(log.written()).isZero();
-    assertThat(log.append()).isTrue();
+
+    for (int round = 1; round <= 3; round++) {
+      long before = log.written();
+      log.makeRoom();
+      long first = log.firstRecord();
+      assertThat(first).isGreaterThanOrEqualTo(before / 2);
+      assertThat(log.written()).isEqualTo(before);
+      assertThatThrownBy(() -> log.read(first - 1, new byte[RECORD_BYTES]))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("trimmed");
+      long more = 0;
+      while (log.append()) {
+        more++;
+      }
+      // The trimmed chunks took new records: at least a chunk's worth, whole-chunk granularity.
+      assertThat(more).as("round %d", round).isGreaterThan(CHUNK_BYTES / (RECORD_BYTES + 64));
+    }
     byte[] read = new byte[RECORD_BYTES];
-    log.read(0, read);
-    assertThat(Arrays.equals(read, pattern.newRecord(RecordPattern.key(0, 0))))
-        .as("record 0 of the new log reads back as written")
-        .isTrue();
+    for (long n : new long[] {log.firstRecord(), log.written() - 1}) {
+      log.read(n, read);
+      assertThat(Arrays.equals(read, pattern.newRecord(RecordPattern.key(0, n))))
+          .as("record %d reads back as written after the trims", n)
+          .isTrue();
+    }
   }
 
   @Test

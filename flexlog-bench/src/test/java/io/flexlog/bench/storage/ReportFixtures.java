@@ -21,6 +21,7 @@ final class ReportFixtures {
           Duration.ofSeconds(2),
           Path.of("/data"),
           1L << 30,
+          Optional.empty(),
           Optional.empty());
 
   static final LatencySummary APPEND_LATENCY = new LatencySummary(1000, 1.5, 1.2, 4.25, 9.5, 120);
@@ -44,7 +45,8 @@ final class ReportFixtures {
             READ_LATENCY,
             3,
             4.5,
-            2000),
+            2000,
+            Optional.empty()),
         new EngineResult(
             "rocksdb",
             "RocksDB \"11.8.1\"",
@@ -57,7 +59,8 @@ final class ReportFixtures {
             READ_LATENCY,
             0,
             0,
-            2000));
+            2000,
+            Optional.empty()));
   }
 
   /** Parses JSON (a subset of YAML) into maps, lists, numbers, strings and booleans. */

@@ -44,6 +44,7 @@ class StorageComparisonTest {
         Duration.ofMillis(100),
         data,
         64L << 20,
+        Optional.empty(),
         Optional.ofNullable(json));
   }
 
@@ -73,6 +74,51 @@ class StorageComparisonTest {
     assertThat(((Number) result.get("ratio")).doubleValue()).isPositive();
     assertThat(lines.get(lines.size() - 1))
         .endsWith(String.format(java.util.Locale.ROOT, "%.2f", result.get("ratio")));
+    assertNoDataLeft();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void shouldRunTheTieredEngineThroughItsCacheAndReportItsTierStats() throws Exception {
+    Path json = output.resolve("tiered.json");
+    StorageSettings s = settings(StorageEngines.MAPPED, DurabilityMode.PROCESS, 1, 50, json);
+    StorageSettings tiered =
+        new StorageSettings(
+            s.recordBytes(),
+            s.threads(),
+            s.readPercent(),
+            s.durability(),
+            s.engine(),
+            s.engineNotice(),
+            s.duration(),
+            s.warmup(),
+            s.dataDir(),
+            s.logBytes(),
+            Optional.of(new TieredOptions(16L << 20, 1L << 20)),
+            s.json());
+
+    int exit = run(tiered);
+
+    assertThat(exit).as("stderr: %s", err).isZero();
+    assertThat(out.toString())
+        .contains(
+            "engine=tiered pm-engine=mapped cache-bytes=1MiB pm-bytes=16MiB durability=process")
+        .contains("flexlog: FlexLog replica log, engine tiered (off-heap cache 1MiB")
+        .containsPattern("cache +[\\d,]+ hits, [\\d,]+ misses")
+        .contains("segments written")
+        .containsPattern("ratio flexlog/rocksdb = \\d+\\.\\d\\d\\n$");
+    Map<String, Object> result = ReportFixtures.parseJson(Files.readString(json));
+    Map<String, Object> flexlog = (Map<String, Object>) result.get("flexlog");
+    assertThat(flexlog).containsEntry("engine", "tiered").containsEntry("pmEngine", "mapped");
+    Map<String, Object> tiers = (Map<String, Object>) flexlog.get("tiers");
+    long hits = ((Number) tiers.get("cacheHits")).longValue();
+    long misses = ((Number) tiers.get("cacheMisses")).longValue();
+    // Every measured read went through the tiered engine's read path, and only those.
+    assertThat(hits + misses).isEqualTo(((Number) flexlog.get("reads")).longValue());
+    assertThat(hits).isPositive();
+    assertThat(result.get("rocksdb"))
+        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+        .doesNotContainKey("tiers");
     assertNoDataLeft();
   }
 
@@ -119,6 +165,7 @@ class StorageComparisonTest {
                 64L << 20,
                 16L << 20,
                 DurabilityMode.PROCESS,
+                Optional.empty(),
                 pattern),
             new RocksDbStore(data.resolve("rocksdb"), DurabilityMode.PROCESS, pattern))) {
       try (RecordStore broken = new CorruptingStore(engine)) {
@@ -147,6 +194,7 @@ class StorageComparisonTest {
             s.warmup(),
             data.resolve("not-a-dir"),
             s.logBytes(),
+            s.tiered(),
             s.json());
 
     assertThat(run(unusable)).isEqualTo(StorageComparison.EXIT_FAILED);
@@ -202,6 +250,11 @@ class StorageComparisonTest {
         @Override
         public long written() {
           return log.written();
+        }
+
+        @Override
+        public long firstRecord() {
+          return log.firstRecord();
         }
 
         @Override

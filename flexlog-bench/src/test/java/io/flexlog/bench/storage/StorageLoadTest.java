@@ -34,7 +34,7 @@ class StorageLoadTest {
     assertThat(result.appendLatency().count()).isEqualTo(result.appends());
     assertThat(result.readLatency().count()).isEqualTo(result.reads());
     assertThat(result.verifiedRecords()).isEqualTo(100);
-    assertThat(result.logRecycles()).isZero();
+    assertThat(result.logTrims()).isZero();
     assertThat(store.opened.get()).isEqualTo(2);
     assertThat(store.closedLogs.get()).isEqualTo(2);
     assertThat(progress.toString())
@@ -45,17 +45,17 @@ class StorageLoadTest {
   }
 
   @Test
-  void shouldLeaveTheTimeSpentReplacingFullLogsOutOfTheMeasurement() throws InterruptedException {
+  void shouldLeaveTheTimeSpentTrimmingFullLogsOutOfTheMeasurement() throws InterruptedException {
     FakeStore store = new FakeStore(pattern, 20_000);
     store.makeRoomMillis = 30;
 
     EngineResult result = run(store, 1, 0, Duration.ofMillis(100));
 
-    assertThat(result.logRecycles()).isPositive();
-    assertThat(result.recycleSeconds()).isGreaterThanOrEqualTo(result.logRecycles() * 0.030);
+    assertThat(result.logTrims()).isPositive();
+    assertThat(result.trimSeconds()).isGreaterThanOrEqualTo(result.logTrims() * 0.030);
     // Measured time counts operations only: at least the duration, far less than the wall time.
     assertThat(result.measuredSeconds()).isGreaterThanOrEqualTo(0.1);
-    double wall = result.measuredSeconds() + result.recycleSeconds();
+    double wall = result.measuredSeconds() + result.trimSeconds();
     assertThat(result.appendsPerSec()).isGreaterThan(result.appends() / wall);
     assertThat(result.reads()).isZero();
   }
