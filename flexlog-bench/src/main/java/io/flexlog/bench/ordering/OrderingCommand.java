@@ -98,10 +98,11 @@ public final class OrderingCommand implements Callable<Integer> {
       names = "--height",
       paramLabel = "H",
       description =
-          "Levels from the root to the deepest sequencer, root included (2.."
+          "Levels from the root to the deepest sequencer, root included (1.."
               + MAX_HEIGHT
               + "; default 2, or 1 with --leaves 0). Each leaf becomes a chain of H-1 sequencers"
-              + " under the root; --leaves 1 --height H is the chain of Fig. 9.")
+              + " under the root; --leaves 1 --height H is the chain of Fig. 9, and --height 1"
+              + " is the root alone (the clients talk to it directly, as with --leaves 0).")
   private Integer height;
 
   @Option(
@@ -176,7 +177,11 @@ public final class OrderingCommand implements Callable<Integer> {
     if (clients < 1 || clients > MAX_CLIENTS) {
       throw bad("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);
     }
-    if (clients < leaves) {
+    int levels = height(leaves);
+    // A chain of height - 1 = 0 sequencers under the root is no leaf at all: --leaves N --height 1
+    // is the root alone, the first point of the latency-vs-height series (Fig. 9 right).
+    int leafCount = levels == 1 ? 0 : leaves;
+    if (clients < leafCount) {
       throw bad(
           "--clients ("
               + clients
@@ -190,10 +195,12 @@ public final class OrderingCommand implements Callable<Integer> {
     if (duration.isZero() || duration.isNegative()) {
       throw bad("--duration must be longer than 0, got " + duration);
     }
-    int levels = height(leaves);
     OrderedColor orderedColor = parse("--color", color, OrderedColor.values());
-    if (leaves == 0 && orderedColor == OrderedColor.LEAF) {
-      throw bad("--color leaf needs --leaves >= 1: with --leaves 0 the only color is global");
+    if (leafCount == 0 && orderedColor == OrderedColor.LEAF) {
+      throw bad(
+          leaves == 0
+              ? "--color leaf needs --leaves >= 1: with --leaves 0 the only color is global"
+              : "--color leaf needs --height >= 2: with --height 1 the only color is global");
     }
     List<Placement> placements =
         placement.trim().equalsIgnoreCase("both")
@@ -219,7 +226,7 @@ public final class OrderingCommand implements Callable<Integer> {
     Optional<Path> jsonFile = Optional.ofNullable(json);
     jsonFile.ifPresent(this::checkWritable);
     return new OrderingSettings(
-        leaves,
+        leafCount,
         levels,
         clients,
         outstanding,
@@ -241,12 +248,8 @@ public final class OrderingCommand implements Callable<Integer> {
       return 1;
     }
     int levels = height == null ? 2 : height;
-    if (levels < 2 || levels > MAX_HEIGHT) {
-      throw bad(
-          "--height must be between 2 and "
-              + MAX_HEIGHT
-              + " with --leaves >= 1 (root plus at least one level), got "
-              + levels);
+    if (levels < 1 || levels > MAX_HEIGHT) {
+      throw bad("--height must be between 1 and " + MAX_HEIGHT + ", got " + levels);
     }
     return levels;
   }

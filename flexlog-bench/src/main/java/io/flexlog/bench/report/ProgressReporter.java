@@ -78,7 +78,16 @@ public final class ProgressReporter implements AutoCloseable {
    * such as "SNs"); the first line after one interval.
    */
   public static ProgressReporter start(Source source, String unit, PrintWriter out) {
-    return new ProgressReporter(source, unit, out, INTERVAL);
+    return start(source, unit, out, INTERVAL);
+  }
+
+  /** Like {@link #start(Source, String, PrintWriter)}, reporting every {@code interval}. */
+  public static ProgressReporter start(
+      Source source, String unit, PrintWriter out, Duration interval) {
+    if (interval.toMillis() < 1) {
+      throw new IllegalArgumentException("interval must be at least 1 ms, got " + interval);
+    }
+    return new ProgressReporter(source, unit, out, interval);
   }
 
   /**

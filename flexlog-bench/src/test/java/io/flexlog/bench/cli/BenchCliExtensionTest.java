@@ -2,6 +2,7 @@ package io.flexlog.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.bench.e2e.E2eCommand;
 import io.flexlog.bench.ordering.OrderingCommand;
 import io.flexlog.server.cli.CliExtension;
 import java.io.PrintWriter;
@@ -23,13 +24,15 @@ class BenchCliExtensionTest {
     CommandLine bench = new CommandLine(new BenchCliExtension().command());
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
-    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage", "ordering");
+    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage", "ordering", "e2e");
     Object append = bench.getSubcommands().get("append").getCommand();
     Object storage = bench.getSubcommands().get("storage").getCommand();
     Object ordering = bench.getSubcommands().get("ordering").getCommand();
     assertThat(append).isInstanceOf(AppendCommand.class);
     assertThat(storage).isInstanceOf(StorageCommand.class);
     assertThat(ordering).isInstanceOf(OrderingCommand.class);
+    Object e2e = bench.getSubcommands().get("e2e").getCommand();
+    assertThat(e2e).isInstanceOf(E2eCommand.class);
   }
 
   @Test

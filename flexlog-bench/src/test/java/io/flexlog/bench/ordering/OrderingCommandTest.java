@@ -152,11 +152,33 @@ class OrderingCommandTest {
   @Test
   void shouldRejectHeightsThatDoNotFitTheLeaves() {
     assertRejected("--height 3 needs --leaves >= 1", with(base("0", "1"), "--height=3"));
+    assertRejected("--height must be between 1 and 16, got 0", with(base("2", "2"), "--height=0"));
     assertRejected(
-        "--height must be between 2 and 16 with --leaves >= 1", with(base("2", "2"), "--height=1"));
+        "--height must be between 1 and 16, got 17", with(base("2", "2"), "--height=17"));
+  }
+
+  @Test
+  void shouldTreatHeightOneWithLeavesAsTheRootAlone() {
+    int exit = execute(with(base("1", "1"), "--height=1"));
+
+    assertThat(exit).isZero();
+    assertThat(runs.get(0).leaves()).isZero();
+    assertThat(runs.get(0).height()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldNotAskForAClientPerLeafWhenHeightOneHasNoLeaves() {
+    int exit = execute(with(base("4", "1"), "--height=1"));
+
+    assertThat(exit).isZero();
+    assertThat(runs.get(0).clients()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRejectLeafColorAtHeightOne() {
     assertRejected(
-        "--height must be between 2 and 16 with --leaves >= 1 (root plus at least one level), got 17",
-        with(base("2", "2"), "--height=17"));
+        "--color leaf needs --height >= 2: with --height 1 the only color is global",
+        with(base("1", "1"), "--height=1", "--color=leaf"));
   }
 
   @Test
