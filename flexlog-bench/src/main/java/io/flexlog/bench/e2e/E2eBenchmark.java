@@ -1,22 +1,20 @@
 package io.flexlog.bench.e2e;
 
+import io.flexlog.bench.report.Directories;
+import io.flexlog.bench.report.ReportOutput;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Topology;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 
 /**
  * Runs {@code flexlog bench e2e}: starts the embedded tree (or uses the given cluster), connects
@@ -25,8 +23,8 @@ import java.util.stream.Stream;
  * end, also when the run fails.
  */
 public final class E2eBenchmark {
-  static final int EXIT_OK = 0;
-  static final int EXIT_FAILED = 1;
+  static final int EXIT_OK = ReportOutput.EXIT_OK;
+  static final int EXIT_FAILED = ReportOutput.EXIT_FAILED;
   static final int EXIT_USAGE = 2;
 
   /** Extra wait for the last appends beyond the client's own delivery timeout. */
@@ -82,7 +80,7 @@ public final class E2eBenchmark {
         return runAgainst(tree.bootstrap(), cluster, settings, out, err);
       }
     } finally {
-      deleteRecursively(work, err);
+      Directories.deleteOrWarn(work, err);
     }
   }
 
@@ -162,38 +160,13 @@ public final class E2eBenchmark {
   }
 
   static int report(E2eReport report, PrintWriter out, PrintWriter err) {
-    out.print(report.text());
-    out.flush();
-    Optional<Path> json = report.settings().json();
-    if (json.isPresent()) {
-      try {
-        Files.writeString(json.get(), report.json() + "\n", StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        err.println("cannot write --json " + json.get() + ": " + e);
-        return EXIT_FAILED;
-      }
-    }
-    if (!report.allValid()) {
-      err.println("a color failed: see the FAILED lines above");
-      err.flush();
-      return EXIT_FAILED;
-    }
-    return EXIT_OK;
-  }
-
-  private static void deleteRecursively(Path root, PrintWriter err) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(E2eBenchmark::delete);
-    } catch (IOException | UncheckedIOException e) {
-      err.println("cannot delete the temporary directory " + root + ": " + e);
-    }
-  }
-
-  private static void delete(Path path) {
-    try {
-      Files.delete(path);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ReportOutput.emit(
+        report.text(),
+        report.json(),
+        report.settings().json(),
+        report.allValid(),
+        "a color failed: see the FAILED lines above",
+        out,
+        err);
   }
 }

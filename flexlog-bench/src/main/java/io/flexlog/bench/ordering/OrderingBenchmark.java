@@ -1,18 +1,16 @@
 package io.flexlog.bench.ordering;
 
+import io.flexlog.bench.report.Directories;
+import io.flexlog.bench.report.ReportOutput;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ForkJoinPool;
-import java.util.stream.Stream;
 
 /**
  * Runs {@code flexlog bench ordering}: each FlexLog placement, then (with {@code --vs ratis}) the
@@ -21,8 +19,8 @@ import java.util.stream.Stream;
  * deleted at the end.
  */
 final class OrderingBenchmark {
-  static final int EXIT_OK = 0;
-  static final int EXIT_FAILED = 1;
+  static final int EXIT_OK = ReportOutput.EXIT_OK;
+  static final int EXIT_FAILED = ReportOutput.EXIT_FAILED;
 
   /** Connecting, electing a Ratis leader and the first answer of every client. */
   static final Duration PREPARE_TIMEOUT = Duration.ofSeconds(30);
@@ -66,7 +64,7 @@ final class OrderingBenchmark {
     try {
       report = measure(settings, work, err);
     } finally {
-      deleteRecursively(work, err);
+      Directories.deleteOrWarn(work, err);
     }
     return report(report, out, err);
   }
@@ -87,23 +85,14 @@ final class OrderingBenchmark {
 
   /** Prints the report, writes the JSON file and decides the exit code. */
   static int report(OrderingReport report, PrintWriter out, PrintWriter err) {
-    out.print(report.text());
-    out.flush();
-    Optional<Path> json = report.settings().json();
-    if (json.isPresent()) {
-      try {
-        Files.writeString(json.get(), report.json() + "\n", StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        err.println("cannot write --json " + json.get() + ": " + e);
-        return EXIT_FAILED;
-      }
-    }
-    if (!report.allValid()) {
-      err.println("a side failed or measured nothing valid; see the FAILED/INVALID lines above");
-      err.flush();
-      return EXIT_FAILED;
-    }
-    return EXIT_OK;
+    return ReportOutput.emit(
+        report.text(),
+        report.json(),
+        report.settings().json(),
+        report.allValid(),
+        "a side failed or measured nothing valid; see the FAILED/INVALID lines above",
+        out,
+        err);
   }
 
   static SideResult runFlexLog(
@@ -174,21 +163,5 @@ final class OrderingBenchmark {
 
   private static PhasedRun phases(OrderingSettings s) {
     return new PhasedRun(s.warmup(), s.duration(), PREPARE_TIMEOUT, DRAIN_TIMEOUT);
-  }
-
-  private static void deleteRecursively(Path root, PrintWriter err) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(OrderingBenchmark::delete);
-    } catch (IOException | UncheckedIOException e) {
-      err.println("cannot delete the temporary directory " + root + ": " + e);
-    }
-  }
-
-  private static void delete(Path path) {
-    try {
-      Files.delete(path);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,5 +1,6 @@
 package io.flexlog.bench.storage;
 
+import io.flexlog.bench.report.Directories;
 import io.flexlog.replica.storage.DurabilityMode;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,7 @@
-package io.flexlog.bench.storage;
+package io.flexlog.bench.report;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,11 +9,11 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Removes benchmark data directories. */
-final class Directories {
+public final class Directories {
   private Directories() {}
 
   /** Deletes {@code dir} and everything under it; nothing happens if it does not exist. */
-  static void deleteRecursively(Path dir) {
+  public static void deleteRecursively(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }
@@ -22,6 +23,15 @@ final class Directories {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Deletes a run's temporary directory; a failure is reported on {@code err}, not thrown. */
+  public static void deleteOrWarn(Path dir, PrintWriter err) {
+    try {
+      deleteRecursively(dir);
+    } catch (UncheckedIOException e) {
+      err.println("cannot delete the temporary directory " + dir + ": " + e.getMessage());
     }
   }
 }
