@@ -143,14 +143,19 @@ final class OrderingBenchmark {
         RatisCounterCluster.PEERS
             + " Apache Ratis peers over gRPC on loopback, "
             + s.ratisLog().cliName()
-            + " log; each reply is the counter after the increment";
+            + " log, "
+            + (s.ratisRequests() == RatisRequests.BATCHED
+                ? "batched requests (one per answered batch, as FlexLog's clients)"
+                : "one request per SN")
+            + "; each reply is the counter after the increment";
     String lastProblem = "";
     for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       try (RatisCounterCluster cluster =
           RatisCounterCluster.start(dir.resolve("try-" + attempt), s.ratisLog())) {
         LoadControl control = new LoadControl(s.clients(), System::nanoTime);
         try (RatisCounterLoad load =
-            new RatisCounterLoad(cluster, s.clients(), s.outstanding(), control, observer)) {
+            new RatisCounterLoad(
+                cluster, s.clients(), s.outstanding(), s.ratisRequests(), control, observer)) {
           return phases(s).run(label, description, load, control, s.clients(), err);
         }
       } catch (IOException e) {

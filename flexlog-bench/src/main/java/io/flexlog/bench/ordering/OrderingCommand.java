@@ -140,6 +140,15 @@ public final class OrderingCommand implements Callable<Integer> {
   private String ratisLog;
 
   @Option(
+      names = "--ratis-requests",
+      paramLabel = "batched|single",
+      description =
+          "How the Ratis clients ask for SNs: batched (the default: one request per answered"
+              + " batch, the batching FlexLog's clients do, one Raft entry per batch) or single"
+              + " (one request and one Raft entry per SN).")
+  private String ratisRequests;
+
+  @Option(
       names = "--client-threads",
       paramLabel = "T",
       description =
@@ -213,8 +222,15 @@ public final class OrderingCommand implements Callable<Integer> {
     if (ratisLog != null && !vsRatis) {
       throw bad("--ratis-log needs --vs ratis");
     }
+    if (ratisRequests != null && !vsRatis) {
+      throw bad("--ratis-requests needs --vs ratis");
+    }
     RatisLog log =
         ratisLog == null ? RatisLog.DISK : parse("--ratis-log", ratisLog, RatisLog.values());
+    RatisRequests requests =
+        ratisRequests == null
+            ? RatisRequests.BATCHED
+            : parse("--ratis-requests", ratisRequests, RatisRequests.values());
     int threads =
         clientThreads == null
             ? Math.min(clients, Runtime.getRuntime().availableProcessors())
@@ -236,6 +252,7 @@ public final class OrderingCommand implements Callable<Integer> {
         placements,
         vsRatis,
         log,
+        requests,
         threads,
         jsonFile);
   }

@@ -150,6 +150,7 @@ public record OrderingReport(
     field(out, "ratis", ratis.map(OrderingReport::side).orElse("null"));
     if (s.vsRatis()) {
       field(out, "ratisLog", JsonReport.quote(s.ratisLog().cliName()));
+      field(out, "ratisRequests", JsonReport.quote(s.ratisRequests().cliName()));
     }
     field(out, "ratio", ratio().map(OrderingReport::decimal).orElse("null"));
     out.setLength(out.length() - 1);

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param placements the FlexLog variants to run, in this order; the first is the one compared
  * @param vsRatis whether to run the Ratis counter after FlexLog
  * @param ratisLog the Ratis peers' log, when {@code vsRatis}
+ * @param ratisRequests how the Ratis clients batch SNs into requests, when {@code vsRatis}
  * @param clientThreads event-loop threads shared by the FlexLog load clients
  * @param json where to also write the results as JSON
  */
@@ -30,6 +31,7 @@ public record OrderingSettings(
     List<Placement> placements,
     boolean vsRatis,
     RatisLog ratisLog,
+    RatisRequests ratisRequests,
     int clientThreads,
     Optional<Path> json) {
 

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The Ratis side: one {@link RatisLoadClient}, each with its own {@code RaftClient}, per load
- * client of the FlexLog side, with the same window.
+ * client of the FlexLog side, with the same window and, by default, the same batching.
  */
 final class RatisCounterLoad implements OrderingLoad {
   private final List<RatisLoadClient> clients = new ArrayList<>();
@@ -15,10 +15,12 @@ final class RatisCounterLoad implements OrderingLoad {
       RatisCounterCluster cluster,
       int clientCount,
       int window,
+      RatisRequests requests,
       LoadControl control,
       SnObserver observer) {
     for (int i = 0; i < clientCount; i++) {
-      clients.add(new RatisLoadClient(i, cluster.newClient(window), window, control, observer));
+      clients.add(
+          new RatisLoadClient(i, cluster.newClient(window), window, requests, control, observer));
     }
   }
 

@@ -8,12 +8,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 
 /**
- * One load client of the Ratis counter: keeps {@code window} increments outstanding through Ratis'
- * ordered async API, issuing the next as soon as one is answered. Latency is from {@code send} to
- * the reply; the reply's counter value is the request's SN.
+ * One load client of the Ratis counter: keeps {@code window} SNs outstanding through Ratis' ordered
+ * async API. With {@link RatisRequests#SINGLE} each request asks for one SN and the next is issued
+ * as soon as one is answered; with {@link RatisRequests#BATCHED} the window goes out as one request
+ * and each reply's SNs are replaced by one request for as many, like FlexLog's load clients.
+ * Latency is from {@code send} to the reply, the same for every SN of a request.
  *
  * <p>Threading: replies complete on Ratis' client threads; the client's fields are guarded by its
  * monitor. Sends happen outside it, so a reply that completes synchronously cannot re-enter a held
@@ -23,6 +26,7 @@ final class RatisLoadClient implements AutoCloseable {
   private final int index;
   private final RaftClient client;
   private final int window;
+  private final RatisRequests requests;
   private final LoadControl control;
   private final SnObserver observer;
   private final ClientStats stats = new ClientStats();
@@ -30,10 +34,16 @@ final class RatisLoadClient implements AutoCloseable {
   private boolean done;
 
   RatisLoadClient(
-      int index, RaftClient client, int window, LoadControl control, SnObserver observer) {
+      int index,
+      RaftClient client,
+      int window,
+      RatisRequests requests,
+      LoadControl control,
+      SnObserver observer) {
     this.index = index;
     this.client = client;
     this.window = window;
+    this.requests = requests;
     this.control = control;
     this.observer = observer;
   }
@@ -50,7 +60,7 @@ final class RatisLoadClient implements AutoCloseable {
               .async()
               .send(CounterStateMachine.INCREMENT)
               .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-      onReply(issueNs, false, reply, null, false);
+      onReply(issueNs, 1, false, reply, null, false);
     } catch (ExecutionException e) {
       throw new LoadFailure(describe(e.getCause()), e.getCause());
     } catch (TimeoutException e) {
@@ -64,12 +74,17 @@ final class RatisLoadClient implements AutoCloseable {
 
   /** Issues the window. */
   void start() {
+    if (requests == RatisRequests.BATCHED) {
+      issue(window);
+      return;
+    }
     for (int i = 0; i < window; i++) {
-      issue();
+      issue(1);
     }
   }
 
-  private void issue() {
+  /** Sends one request for {@code count} SNs. */
+  private void issue(int count) {
     synchronized (this) {
       if (done) {
         return;
@@ -84,15 +99,22 @@ final class RatisLoadClient implements AutoCloseable {
     long issueNs = control.nanoTime();
     CompletableFuture<RaftClientReply> reply;
     try {
-      reply = client.async().send(CounterStateMachine.INCREMENT);
+      Message increment =
+          count == 1 ? CounterStateMachine.INCREMENT : CounterStateMachine.increment(count);
+      reply = client.async().send(increment);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete((r, error) -> onReply(issueNs, measured, r, error, true));
+    reply.whenComplete((r, error) -> onReply(issueNs, count, measured, r, error, true));
   }
 
   private void onReply(
-      long issueNs, boolean measured, RaftClientReply reply, Throwable error, boolean loop) {
+      long issueNs,
+      int count,
+      boolean measured,
+      RaftClientReply reply,
+      Throwable error,
+      boolean loop) {
     long now = control.nanoTime();
     String failure = null;
     synchronized (this) {
@@ -104,18 +126,20 @@ final class RatisLoadClient implements AutoCloseable {
       } else if (!reply.isSuccess()) {
         failure = "ratis client " + index + ": request failed: " + reply.getException();
       } else {
-        long sn = CounterStateMachine.decode(reply.getMessage());
-        stats.onAnswer(sn, measured, now - issueNs, now);
-        observer.onSn(index, sn);
+        long last = CounterStateMachine.decode(reply.getMessage());
+        for (long sn = last - count + 1; sn <= last; sn++) {
+          stats.onAnswer(sn, measured, now - issueNs, now);
+          observer.onSn(index, sn);
+        }
       }
     }
     if (failure != null) {
       control.fail(failure);
     } else {
-      control.onAnswers(1, measured ? 1 : 0);
+      control.onAnswers(count, measured ? count : 0);
     }
     if (loop) {
-      issue();
+      issue(count);
     }
   }
 

@@ -37,6 +37,7 @@ class FlexLogOrderingSmokeTest {
         List.of(placement),
         false,
         RatisLog.DISK,
+        RatisRequests.BATCHED,
         2,
         Optional.empty());
   }
@@ -97,6 +98,7 @@ class FlexLogOrderingSmokeTest {
             List.of(Placement.LOOPBACK, Placement.IN_PROCESS),
             false,
             RatisLog.DISK,
+            RatisRequests.BATCHED,
             1,
             Optional.of(json));
 

@@ -50,6 +50,7 @@ class OrderingCommandTest {
                 List.of(Placement.LOOPBACK),
                 false,
                 RatisLog.DISK,
+                RatisRequests.BATCHED,
                 threads,
                 Optional.empty()));
   }
@@ -69,6 +70,7 @@ class OrderingCommandTest {
             "--placement=both",
             "--vs=ratis",
             "--ratis-log=memory",
+            "--ratis-requests=single",
             "--client-threads=3",
             "--json=" + json);
 
@@ -86,6 +88,7 @@ class OrderingCommandTest {
                 List.of(Placement.LOOPBACK, Placement.IN_PROCESS),
                 true,
                 RatisLog.MEMORY,
+                RatisRequests.SINGLE,
                 3,
                 Optional.of(json)));
   }
@@ -199,11 +202,16 @@ class OrderingCommandTest {
     assertRejected(
         "--ratis-log: expected one of disk, memory, got 'ssd'",
         with(base("1", "1"), "--vs=ratis", "--ratis-log=ssd"));
+    assertRejected(
+        "--ratis-requests: expected one of batched, single, got 'pipelined'",
+        with(base("1", "1"), "--vs=ratis", "--ratis-requests=pipelined"));
   }
 
   @Test
   void shouldRejectRatisLogWithoutRatis() {
     assertRejected("--ratis-log needs --vs ratis", with(base("1", "1"), "--ratis-log=memory"));
+    assertRejected(
+        "--ratis-requests needs --vs ratis", with(base("1", "1"), "--ratis-requests=single"));
   }
 
   @Test

@@ -21,6 +21,7 @@ class OrderingReportTest {
           List.of(Placement.LOOPBACK, Placement.IN_PROCESS),
           true,
           RatisLog.DISK,
+          RatisRequests.BATCHED,
           2,
           Optional.of(Path.of("out.json")));
 
@@ -134,7 +135,7 @@ class OrderingReportTest {
                 + String.format(side, 15_000_000, "1500000.000")
                 + "],\"ratis\":{\"label\":\"ratis counter\",\"description\":\"ratis counter setup\","
                 + String.format(side, 400_000, "40000.000")
-                + ",\"ratisLog\":\"disk\",\"ratio\":25.000}");
+                + ",\"ratisLog\":\"disk\",\"ratisRequests\":\"batched\",\"ratio\":25.000}");
   }
 
   @Test
@@ -151,6 +152,7 @@ class OrderingReportTest {
             List.of(Placement.LOOPBACK),
             false,
             RatisLog.DISK,
+            RatisRequests.BATCHED,
             1,
             Optional.empty());
     String json = new OrderingReport(alone, 1, List.of(LOOPBACK), Optional.empty()).json();

@@ -1,6 +1,7 @@
 package io.flexlog.bench.ordering;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -10,6 +11,8 @@ import org.apache.ratis.protocol.Message;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The Ratis counter with three real peers on loopback: it hands out every number once. */
 class RatisCounterSmokeTest {
@@ -20,8 +23,10 @@ class RatisCounterSmokeTest {
     QuietLogging.ratis();
   }
 
-  @Test
-  void shouldGiveEveryIncrementItsOwnIncreasingNumber(@TempDir Path dir) throws Exception {
+  @ParameterizedTest
+  @EnumSource(RatisRequests.class)
+  void shouldGiveEveryIncrementItsOwnIncreasingNumber(RatisRequests requests, @TempDir Path dir)
+      throws Exception {
     FlexLogOrderingSmokeTest.SnLog sns = new FlexLogOrderingSmokeTest.SnLog(CLIENTS);
     StringWriter progress = new StringWriter();
     PhasedRun phases =
@@ -34,7 +39,8 @@ class RatisCounterSmokeTest {
     SideResult result;
     try (RatisCounterCluster cluster = RatisCounterCluster.start(dir, RatisLog.DISK)) {
       LoadControl control = new LoadControl(CLIENTS, System::nanoTime);
-      try (RatisCounterLoad load = new RatisCounterLoad(cluster, CLIENTS, 4, control, sns)) {
+      try (RatisCounterLoad load =
+          new RatisCounterLoad(cluster, CLIENTS, 4, requests, control, sns)) {
         result =
             phases.run(
                 "ratis counter", "3 peers", load, control, CLIENTS, new PrintWriter(progress));
@@ -46,6 +52,20 @@ class RatisCounterSmokeTest {
     assertThat(result.snsPerSec()).isPositive();
     assertThat(result.orderViolations()).isZero();
     sns.assertIncreasingPerClientAndUniqueOverall();
+  }
+
+  @Test
+  void shouldEncodeAnIncrementAsItsCountAndRefuseCountsOutOfRange() {
+    Message increment = CounterStateMachine.increment(300);
+
+    assertThat(increment.getContent().toByteArray()).containsExactly(0, 0, 1, 44);
+    assertThat(CounterStateMachine.decodeCount(increment.getContent())).isEqualTo(300);
+    assertThatThrownBy(() -> CounterStateMachine.increment(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("got 0");
+    assertThatThrownBy(() -> CounterStateMachine.decodeCount(CounterStateMachine.encode(1L)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("has 4 bytes, got 8");
   }
 
   @Test
