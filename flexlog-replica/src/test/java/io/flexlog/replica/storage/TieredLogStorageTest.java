@@ -427,6 +427,50 @@ abstract class TieredLogStorageTest {
     assertReadable(0, written);
   }
 
+  @Test
+  void shouldHoldTieringAtAnUncommittedEntryAndResumeOnceItCommits() {
+    openManual();
+    Entry.recoverAll(storage);
+    // A record whose SN has not come back yet, in the oldest chunk, in a color of its own.
+    int otherColor = COLOR + 1;
+    byte[] straggler = payload(999_999);
+    long pending =
+        storage.appendPending(SHARD, otherColor, SESSION + 1, 0, Unpooled.wrappedBuffer(straggler));
+    while (tryWriteOne()) {
+      tieringThread.runAll();
+      storage.flush();
+    }
+
+    assertThat(storage.segmentCount()).as("nothing tiered past the pending entry").isZero();
+    assertThat(storage.isTiering()).isFalse();
+    assertThat(tieringThread.pending()).isZero();
+    assertThat(tryWriteOne()).as("PM stays full: appends are refused, not lost").isFalse();
+
+    long stragglerSn = (1L << 32) | 1;
+    storage.commit(pending, stragglerSn);
+    storage.flush(); // the SN is durable: the oldest chunk may move now
+
+    assertThat(storage.isTiering()).as("tiering resumes at the committed chunk").isTrue();
+    drainTiering();
+    assertThat(storage.segmentCount()).isPositive();
+    assertThat(storage.usedBytes())
+        .isLessThanOrEqualTo((long) (WATERMARK * storage.capacityBytes()));
+    assertThat(tryWriteOne()).isTrue();
+    assertThat(TestPayloads.copy(storage.payload(pending))).isEqualTo(straggler);
+    assertReadable(0, written);
+
+    List<Entry> recovered = reopenManual();
+    assertThat(recovered)
+        .filteredOn(entry -> entry.colorId() == otherColor)
+        .singleElement()
+        .satisfies(
+            entry -> {
+              assertThat(entry.address()).isEqualTo(pending);
+              assertThat(entry.sn()).isEqualTo(stragglerSn);
+              assertThat(entry.payload()).isEqualTo(straggler);
+            });
+  }
+
   // ---------------------------------------------------------------- crashes during tiering
 
   @Test
