@@ -126,8 +126,22 @@ public final class FlexLog implements AutoCloseable {
    * @throws io.flexlog.core.error.UnknownColorException if a color (or the broker color) does not
    *     exist; nothing is staged then
    * @throws io.flexlog.core.error.RecordTooLargeException naming the record over max.record.bytes
-   * @throws io.flexlog.core.error.FlexLogTimeoutException after delivery.timeout.ms; the message
-   *     says whether the group was committed (then it may still appear, whole) or not
+   *     <p>Outcomes (see {@code docs/atomic-append.md}): until the group is committed, every
+   *     failure is typed and final, and none of the records will appear. Once the client sent the
+   *     commit to any replica, the group may appear, so it only ends with the SNs, with {@link
+   *     io.flexlog.core.error.GroupAbortedException} (every replica of the broker shard aborted it,
+   *     so nothing appears), with {@link io.flexlog.core.error.AtomicMemberFailedException}
+   *     (committed, but a record could not be placed for good after a topology change), or with
+   *     {@link io.flexlog.core.error.AtomicOutcomeUnknownException} (no answer by
+   *     delivery.timeout.ms: it may still appear, all records or none). It retries the commit on
+   *     every replica until then.
+   * @throws io.flexlog.core.error.FlexLogTimeoutException after delivery.timeout.ms when the group
+   *     was not staged on every replica yet; nothing was committed then
+   * @throws io.flexlog.core.error.AtomicOutcomeUnknownException after delivery.timeout.ms when the
+   *     group was committed but no replica answered; the message names the group id
+   * @throws io.flexlog.core.error.GroupAbortedException when every replica aborted the group
+   * @throws io.flexlog.core.error.AtomicMemberFailedException naming the records that could not be
+   *     placed (the others were)
    */
   public Map<String, long[]> appendAtomically(Map<String, List<byte[]>> records) {
     return await(appendAtomicallyAsync(records));

@@ -8,13 +8,17 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.CommitGroupDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.GroupResultDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.StageAckDescriptor;
+import io.flexlog.core.protocol.StageDescriptor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -49,6 +53,20 @@ final class FakeNode implements AutoCloseable {
   final AtomicInteger metadataRequests = new AtomicInteger();
   final AtomicInteger unknownAnswers = new AtomicInteger();
   private final AtomicLong sns = new AtomicLong(1L << 32);
+
+  /** How STAGE is answered: STAGE_ACK while null, else an ERROR with this code. */
+  volatile ErrorCode stageError;
+
+  /**
+   * How the next COMMIT_GROUPs are answered, one entry each: an {@link ErrorCode} (an ERROR), or
+   * {@link #SILENT} (no answer), or {@link #CLOSE} (the connection is closed); GROUP_RESULT once
+   * empty.
+   */
+  final java.util.Queue<Object> commitAnswers = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  static final Object SILENT = "silent";
+  static final Object CLOSE = "close";
+  final AtomicInteger commits = new AtomicInteger();
 
   FakeNode() throws InterruptedException {
     server =
@@ -139,6 +157,49 @@ final class FakeNode implements AutoCloseable {
             ctx.writeAndFlush(
                 ReadResponseDescriptor.encodeHeader(
                     ctx.alloc(), requestId, ReadResponseDescriptor.ABSENT, color, sn, sn, 0));
+          }
+          case MessageType.STAGE -> {
+            if (stageError != null) {
+              ctx.writeAndFlush(
+                  ErrorDescriptor.encode(ctx.alloc(), requestId, stageError, "stage refused"));
+              return;
+            }
+            ctx.writeAndFlush(
+                StageAckDescriptor.encode(
+                    ctx.alloc(),
+                    requestId,
+                    StageDescriptor.groupHigh(frame),
+                    StageDescriptor.groupLow(frame),
+                    StageDescriptor.memberIndex(frame),
+                    1));
+          }
+          case MessageType.COMMIT_GROUP -> {
+            commits.incrementAndGet();
+            Object answer = commitAnswers.poll();
+            if (answer == SILENT) {
+              return;
+            }
+            if (answer == CLOSE) {
+              ctx.close();
+              return;
+            }
+            if (answer instanceof ErrorCode code) {
+              ctx.writeAndFlush(
+                  ErrorDescriptor.encode(ctx.alloc(), requestId, code, "commit: " + code));
+              return;
+            }
+            long[] result = new long[CommitGroupDescriptor.memberCount(frame)];
+            for (int i = 0; i < result.length; i++) {
+              result[i] = sns.incrementAndGet();
+            }
+            ctx.writeAndFlush(
+                GroupResultDescriptor.encode(
+                    ctx.alloc(),
+                    requestId,
+                    CommitGroupDescriptor.groupHigh(frame),
+                    CommitGroupDescriptor.groupLow(frame),
+                    1,
+                    result));
           }
           default -> throw new AssertionError("unexpected " + FrameDescriptor.type(frame));
         }

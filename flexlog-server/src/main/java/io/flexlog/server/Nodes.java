@@ -60,7 +60,8 @@ public final class Nodes {
                   self.host(),
                   self.port(),
                   new ReplicaLimits(
-                      maxRecordBytes, settings.readHold(), ReplicaLimits.DEFAULT_DEDUP_WINDOW)),
+                      maxRecordBytes, settings.readHold(), ReplicaLimits.DEFAULT_DEDUP_WINDOW),
+                  settings.atomic()),
               topology,
               storage,
               registry);

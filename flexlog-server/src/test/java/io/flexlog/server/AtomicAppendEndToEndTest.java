@@ -7,6 +7,7 @@ import io.flexlog.client.FlexLog;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
+import io.flexlog.core.error.AtomicOutcomeUnknownException;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.UnknownColorException;
@@ -44,6 +45,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -172,6 +174,56 @@ class AtomicAppendEndToEndTest {
     assertThat(global)
         .extracting(AtomicAppendEndToEndTest::text)
         .containsExactly("g0", "end-global");
+  }
+
+  private FlexLog client(Duration deliveryTimeout) {
+    return FlexLog.connect(
+        FlexLogConfig.builder()
+            .bootstrapServers(cluster.bootstrap())
+            .requestTimeout(Duration.ofMillis(300))
+            .deliveryTimeout(deliveryTimeout)
+            .readTimeout(Duration.ofSeconds(10))
+            .build());
+  }
+
+  @Test
+  void shouldReturnTheSnsWhenTheAnswersOfReplicasThatWroteEndAreLost() {
+    AtomicInteger toLose = new AtomicInteger(3);
+    cluster.replicas().forEach(r -> r.loseAtomicAnswersWhile(() -> toLose.getAndDecrement() > 0));
+    Map<String, long[]> sns;
+    try (FlexLog other = client(PATIENCE)) {
+      sns =
+          other.appendAtomically(
+              Map.of("left", List.of(bytes("lost-l")), "right", List.of(bytes("lost-r"))));
+    } finally {
+      cluster.replicas().forEach(r -> r.loseAtomicAnswersWhile(() -> false));
+    }
+
+    assertThat(toLose.get()).as("answers were lost").isLessThanOrEqualTo(0);
+    assertThat(text(log.read("left", sns.get("left")[0]).orElseThrow())).isEqualTo("lost-l");
+    assertThat(text(log.read("right", sns.get("right")[0]).orElseThrow())).isEqualTo("lost-r");
+    assertThat(readUntilMarker("left", "end-left"))
+        .extracting(AtomicAppendEndToEndTest::text)
+        .containsExactly("lost-l", "end-left");
+  }
+
+  @Test
+  void shouldReportOutcomeUnknownAndNeverAFailureWhenEveryAnswerIsLost() throws Exception {
+    cluster.replicas().forEach(r -> r.loseAtomicAnswersWhile(() -> true));
+    try (FlexLog other = client(Duration.ofSeconds(3))) {
+      assertThatThrownBy(
+              () ->
+                  other.appendAtomically(
+                      Map.of("left", List.of(bytes("unk-l")), "right", List.of(bytes("unk-r")))))
+          .isExactlyInstanceOf(AtomicOutcomeUnknownException.class)
+          .hasMessageContaining("may still appear")
+          .hasMessageMatching("(?s).*atomic group [0-9a-f]{32} .*");
+    } finally {
+      cluster.replicas().forEach(r -> r.loseAtomicAnswersWhile(() -> false));
+    }
+
+    assertThat(waitForPayload("left", "unk-l")).containsExactly("unk-l", "end-left");
+    assertThat(waitForPayload("right", "unk-r")).containsExactly("unk-r", "end-right");
   }
 
   @Test

@@ -6,9 +6,12 @@ import io.flexlog.client.RecordHandler;
 import io.flexlog.client.RecordStream;
 import io.flexlog.client.Subscription;
 import io.flexlog.client.TrimResult;
+import io.flexlog.core.error.AtomicMemberFailedException;
+import io.flexlog.core.error.AtomicOutcomeUnknownException;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.error.GroupAbortedException;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.TrimmedException;
@@ -544,7 +547,10 @@ public final class ClientCore implements AutoCloseable {
       long mixed = (group.sequences[i] ^ session) * 0x9E3779B97F4A7C15L;
       group.targetShard[i] = shards.get(Math.floorMod(Long.hashCode(mixed), shards.size())).id();
     }
-    group.requestId = atomicIds++;
+    // One id for the stages, then one per replica for its COMMIT_GROUP, so that an ERROR answer
+    // to a commit names the replica it came from.
+    group.requestId = atomicIds;
+    atomicIds += 1 + group.broker.replicaNodeIds().size();
     groups.put(group.requestId, group);
     sendGroup(group);
   }
@@ -560,7 +566,7 @@ public final class ClientCore implements AutoCloseable {
         connection.write(
             CommitGroupDescriptor.encode(
                 ALLOC,
-                group.requestId,
+                group.commitRequestId(r),
                 group.groupHigh,
                 group.groupLow,
                 group.broker.id(),
@@ -614,6 +620,9 @@ public final class ClientCore implements AutoCloseable {
       group.stagedMembers++;
       if (group.stagedMembers == group.memberCount()) {
         group.committing = true;
+        for (int r = 0; r < group.broker.replicaNodeIds().size(); r++) {
+          groups.put(group.commitRequestId(r), group);
+        }
         sendGroup(group);
       }
     }
@@ -629,8 +638,10 @@ public final class ClientCore implements AutoCloseable {
     if (GroupResultDescriptor.count(frame) != group.memberCount()) {
       failGroup(
           group,
-          new FlexLogException(
-              "replica answered "
+          new AtomicOutcomeUnknownException(
+              "atomic group "
+                  + group.describe()
+                  + " may still appear: a replica answered "
                   + GroupResultDescriptor.count(frame)
                   + " SNs for an atomic append of "
                   + group.memberCount()
@@ -653,21 +664,94 @@ public final class ClientCore implements AutoCloseable {
       int c = group.memberColor[i];
       sns[c][filled[c]++] = GroupResultDescriptor.sn(frame, i);
     }
-    groups.remove(group.requestId);
-    group.release();
+    if (removeGroup(group)) {
+      group.release();
+    }
     group.future.complete(result);
   }
 
+  /**
+   * Ends a group with an error. Before any COMMIT_GROUP was sent a typed failure means the group
+   * can never appear; after, callers pass only {@link AtomicOutcomeUnknownException}, {@link
+   * GroupAbortedException} (every replica aborted) or {@link AtomicMemberFailedException}.
+   */
   private void failGroup(PendingGroup group, FlexLogException error) {
-    if (groups.remove(group.requestId) != null || !group.future.isDone()) {
+    if (removeGroup(group) || !group.future.isDone()) {
       group.release();
     }
     group.future.completeExceptionally(error);
   }
 
+  /** Forgets the group's request ids; false if it was already forgotten. */
+  private boolean removeGroup(PendingGroup group) {
+    boolean removed = groups.remove(group.requestId) != null;
+    if (group.broker != null) {
+      for (int r = 0; r < group.broker.replicaNodeIds().size(); r++) {
+        groups.remove(group.commitRequestId(r));
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * An ERROR answering a COMMIT_GROUP. The group may appear from now on, so nothing but a definite
+   * answer ends it: every replica aborted it (GROUP_ABORTED), a member failed for good after the
+   * commit (ATOMIC_MEMBER_FAILED), or every replica aborted or forgot it (outcome unknown). Any
+   * other error is retried with the next COMMIT_GROUP, until the delivery deadline.
+   */
+  private void onCommitError(PendingGroup group, long requestId, ErrorCode code, String message) {
+    int replica = (int) (requestId - group.commitRequestId(0));
+    if (replica < 0 || replica >= group.broker.replicaNodeIds().size()) {
+      return; // an error for a STAGE sent before the commit: the stages all succeeded meanwhile
+    }
+    switch (code) {
+      case GROUP_ABORTED -> group.abortedMask |= 1 << replica;
+      case ATOMIC_OUTCOME_UNKNOWN -> group.unknownMask |= 1 << replica;
+      case ATOMIC_MEMBER_FAILED -> {
+        failGroup(group, new AtomicMemberFailedException(message));
+        return;
+      }
+      default -> {
+        LOG.debug(
+            "commit of atomic group {} refused ({}: {}); retrying",
+            group.describe(),
+            code,
+            message);
+        return;
+      }
+    }
+    int all = group.allReplicasMask();
+    if (group.abortedMask == all) {
+      failGroup(
+          group,
+          new GroupAbortedException(
+              "every replica of broker shard "
+                  + group.broker.id()
+                  + " aborted atomic group "
+                  + group.describe()
+                  + " before it was committed (staged too long ago); none of its records will"
+                  + " appear: "
+                  + message));
+    } else if ((group.abortedMask | group.unknownMask) == all) {
+      failGroup(
+          group,
+          new AtomicOutcomeUnknownException(
+              "atomic group "
+                  + group.describe()
+                  + " to "
+                  + group.colorNames
+                  + " is unknown to or aborted by every replica of broker shard "
+                  + group.broker.id()
+                  + " (finished and forgotten after its retention?); it may have appeared, all"
+                  + " records or none: "
+                  + message));
+    }
+  }
+
   private void checkGroups(long now) {
     List<PendingGroup> expired = null;
-    for (PendingGroup group : groups.values()) {
+    // A committing group is listed once per request id: visit each once.
+    for (PendingGroup group : groups.values().stream().distinct().toList()) {
       if (now - group.deliveryDeadlineNs > 0) {
         expired = expired == null ? new ArrayList<>() : expired;
         expired.add(group);
@@ -677,21 +761,36 @@ public final class ClientCore implements AutoCloseable {
     }
     if (expired != null) {
       for (PendingGroup group : expired) {
-        failGroup(
-            group,
-            new FlexLogTimeoutException(
-                "atomic append to "
-                    + group.colorNames
-                    + " not "
-                    + (group.committing ? "answered" : "staged on every replica")
-                    + " within "
-                    + config.deliveryTimeout().toMillis()
-                    + " ms; "
-                    + (group.committing
-                        ? "it may still appear, all records or none"
-                        : "nothing was committed")));
+        failGroup(group, groupTimeout(group, config.deliveryTimeout().toMillis() + " ms"));
       }
     }
+  }
+
+  /**
+   * The error for a group that did not finish: before its commit a timeout (nothing can appear),
+   * after it {@link AtomicOutcomeUnknownException}.
+   */
+  private FlexLogException groupTimeout(PendingGroup group, String within) {
+    if (!group.committing) {
+      return new FlexLogTimeoutException(
+          "atomic append to "
+              + group.colorNames
+              + " not staged on every replica within "
+              + within
+              + "; nothing was committed, none of its records will appear");
+    }
+    return new AtomicOutcomeUnknownException(
+        "atomic group "
+            + group.describe()
+            + " to "
+            + group.colorNames
+            + " was committed but no replica of broker shard "
+            + group.broker.id()
+            + " answered its SNs within "
+            + within
+            + " after "
+            + group.attempts
+            + " attempts; it may still appear, all records or none");
   }
 
   // ---------------------------------------------------------------- reads
@@ -1080,8 +1179,10 @@ public final class ClientCore implements AutoCloseable {
     }
     if (requestId >= ATOMIC_ID_BASE && requestId < SUBSCRIPTION_ID_BASE) {
       PendingGroup group = groups.get(requestId);
-      if (group != null && code != ErrorCode.NOT_READY) {
-        failGroup(group, FlexLogException.fromWire(code, message));
+      if (group != null && group.committing) {
+        onCommitError(group, requestId, code, message);
+      } else if (group != null && code != ErrorCode.NOT_READY) {
+        failGroup(group, FlexLogException.fromWire(code, message)); // nothing committed yet
       }
       return;
     }
@@ -1240,7 +1341,13 @@ public final class ClientCore implements AutoCloseable {
               timer.cancel(false);
               FlexLogException error = new FlexLogException("the FlexLog client was closed");
               new ArrayList<>(appends.values()).forEach(a -> failAppend(a, error));
-              new ArrayList<>(groups.values()).forEach(g -> failGroup(g, error));
+              new ArrayList<>(groups.values())
+                  .stream()
+                      .distinct()
+                      .forEach(
+                          g ->
+                              failGroup(
+                                  g, g.committing ? groupTimeout(g, "the client's close") : error));
               new ArrayList<>(reads.values())
                   .stream()
                       .distinct()

@@ -26,7 +26,17 @@ final class PendingGroup {
   long[] sequences;
   int[] stagedMask;
   int stagedMembers;
+
+  /**
+   * COMMIT_GROUP was sent to at least one replica: from now on some replica may write END, so the
+   * group may appear, and only GROUP_RESULT, every replica aborting, or the deadline end it.
+   */
   boolean committing;
+
+  /** Replicas of the broker shard that answered GROUP_ABORTED / ATOMIC_OUTCOME_UNKNOWN. */
+  int abortedMask;
+
+  int unknownMask;
   long attemptDeadlineNs;
   int attempts;
 
@@ -53,6 +63,15 @@ final class PendingGroup {
 
   int allReplicasMask() {
     return (1 << broker.replicaNodeIds().size()) - 1;
+  }
+
+  /** The request id of the COMMIT_GROUP sent to the broker shard's replica at {@code index}. */
+  long commitRequestId(int index) {
+    return requestId + 1 + index;
+  }
+
+  String describe() {
+    return String.format("%016x%016x", groupHigh, groupLow);
   }
 
   void release() {

@@ -24,7 +24,8 @@ public final class AdminErrors {
     return switch (code) {
       case UNKNOWN_COLOR, UNKNOWN_SHARD -> Status.Code.NOT_FOUND;
       case COLOR_EXISTS -> Status.Code.ALREADY_EXISTS;
-      case NOT_ENOUGH_NODES -> Status.Code.FAILED_PRECONDITION;
+      case NOT_ENOUGH_NODES, GROUP_ABORTED, ATOMIC_MEMBER_FAILED -> Status.Code.FAILED_PRECONDITION;
+      case ATOMIC_OUTCOME_UNKNOWN -> Status.Code.UNKNOWN;
       case INVALID_ARGUMENT, RECORD_TOO_LARGE -> Status.Code.INVALID_ARGUMENT;
       case NOT_READY -> Status.Code.UNAVAILABLE;
       case STORAGE_FULL -> Status.Code.RESOURCE_EXHAUSTED;

@@ -22,7 +22,23 @@ public enum ErrorCode {
   /** AddColor: a color of that name exists with other settings. */
   COLOR_EXISTS(20),
   /** AddColor: the cluster has fewer replica nodes than the requested replication factor. */
-  NOT_ENOUGH_NODES(21);
+  NOT_ENOUGH_NODES(21),
+  /**
+   * Atomic append: the replica of the broker shard durably aborted the group (it was abandoned
+   * before its commit) and will never write its END marker.
+   */
+  GROUP_ABORTED(30),
+  /**
+   * Atomic append: the group may have been placed, but whoever answers cannot tell (it forgot the
+   * group after its retention, or the client gave up waiting); the group may still appear, all
+   * records or none.
+   */
+  ATOMIC_OUTCOME_UNKNOWN(31),
+  /**
+   * Atomic append: forwarding a member to its color failed permanently (its color or shard is gone
+   * from the topology, or the target refused it for good); the message names the member.
+   */
+  ATOMIC_MEMBER_FAILED(32);
 
   private final int code;
 

@@ -22,6 +22,9 @@ class FlexLogExceptionTest {
     "INVALID_ARGUMENT, InvalidArgumentException",
     "COLOR_EXISTS, ColorExistsException",
     "NOT_ENOUGH_NODES, NotEnoughNodesException",
+    "GROUP_ABORTED, GroupAbortedException",
+    "ATOMIC_OUTCOME_UNKNOWN, AtomicOutcomeUnknownException",
+    "ATOMIC_MEMBER_FAILED, AtomicMemberFailedException",
   })
   void fromWireMapsCodeToItsTypedExceptionKeepingCodeAndMessage(
       ErrorCode code, String simpleClassName) {
@@ -65,7 +68,10 @@ class FlexLogExceptionTest {
             "INTERNAL=8",
             "INVALID_ARGUMENT=9",
             "COLOR_EXISTS=20",
-            "NOT_ENOUGH_NODES=21");
+            "NOT_ENOUGH_NODES=21",
+            "GROUP_ABORTED=30",
+            "ATOMIC_OUTCOME_UNKNOWN=31",
+            "ATOMIC_MEMBER_FAILED=32");
   }
 
   @ParameterizedTest

@@ -32,9 +32,14 @@ import io.netty.buffer.ByteBufAllocator;
  *  +---------------------------------------------------------------+
  *  |                         body length                           |
  *  +---------------------------------------------------------------+
- *  |  body: MEMBER the record's payload; END nothing;              |
- *  |        DONE member count x int64 SN, in member order          |
+ *  |  body: MEMBER the record's payload; END and ABORTED nothing;  |
+ *  |        DONE member count x int64, in member order: the SN of  |
+ *  |        the member in its color (> 0), or minus the ErrorCode  |
+ *  |        of a member whose forward failed permanently (< 0)      |
  * </pre>
+ *
+ * <p>Kinds: MEMBER 1, END 2, DONE 3, ABORTED 4. Per group a replica writes at most one of END and
+ * ABORTED: whichever it wrote first decides.
  */
 final class StagedEntryDescriptor {
   static final int MAGIC_OFFSET = 0;
@@ -60,6 +65,9 @@ final class StagedEntryDescriptor {
 
   /** Every member is committed in its target color; the body holds their SNs. */
   static final byte DONE = 3;
+
+  /** The group was abandoned before its END: this replica will never write END for it. */
+  static final byte ABORTED = 4;
 
   private StagedEntryDescriptor() {}
 
@@ -104,7 +112,7 @@ final class StagedEntryDescriptor {
       throw new ProtocolException("staging entry with a bad magic or version");
     }
     byte kind = kind(entry);
-    if (kind != MEMBER && kind != END && kind != DONE) {
+    if (kind != MEMBER && kind != END && kind != DONE && kind != ABORTED) {
       throw new ProtocolException("staging entry of unknown kind " + kind);
     }
     if (bodyLength(entry) != entry.readableBytes() - HEADER_LENGTH) {
@@ -116,6 +124,9 @@ final class StagedEntryDescriptor {
     }
     if (kind == DONE && bodyLength(entry) != count * 8) {
       throw new ProtocolException("DONE staging entry without one SN per member");
+    }
+    if ((kind == END || kind == ABORTED) && bodyLength(entry) != 0) {
+      throw new ProtocolException("END or ABORTED staging entry with a body");
     }
   }
 
@@ -156,7 +167,10 @@ final class StagedEntryDescriptor {
     return entry.slice(entry.readerIndex() + HEADER_LENGTH, bodyLength(entry));
   }
 
-  /** The SN of member {@code index} in a DONE entry. */
+  /**
+   * The SN of member {@code index} in a DONE entry, or minus the {@link
+   * io.flexlog.core.error.ErrorCode#code()} its forward failed with.
+   */
   static long doneSn(ByteBuf entry, int index) {
     return entry.getLong(entry.readerIndex() + HEADER_LENGTH + index * 8);
   }

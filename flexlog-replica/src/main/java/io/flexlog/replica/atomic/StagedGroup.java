@@ -23,8 +23,35 @@ final class StagedGroup {
 
   final long[] tokenSequence;
 
-  /** SN of each member in its target color once forwarded, {@link Sn#NONE} until then. */
+  /**
+   * SN of each member in its target color once forwarded, {@link Sn#NONE} until then; minus the
+   * error code when its forward failed permanently.
+   */
   final long[] sns;
+
+  /** Target color and shard of each member, as staged (0 for a group recovered without them). */
+  final int[] targetColor;
+
+  final int[] targetShard;
+
+  /** Per member: the request id of its forwarded APPENDs, attempts so far, next send time. */
+  final long[] forwardRequestId;
+
+  final int[] forwardAttempts;
+
+  final long[] nextSendNs;
+
+  /** The lowest staging-color SN of this group's entries; {@link Long#MAX_VALUE} if none. */
+  long firstStagingSn = Long.MAX_VALUE;
+
+  /** The staging-color SN of the group's DONE or ABORTED entry, 0 until written. */
+  long settleSn;
+
+  /** When the last STAGE of this group arrived (clock of {@link AtomicAppends}). */
+  long lastStageNs;
+
+  /** When the group became finished (DONE durable) or aborted (ABORTED durable). */
+  long settledNs;
 
   /** Per member: which replicas of its target shard acknowledged it. */
   final int[] ackedMask;
@@ -37,8 +64,14 @@ final class StagedGroup {
   /** The END entry is durable: forwarding has started and must finish. */
   boolean ended;
 
-  /** Every member is committed in its target color. */
+  /** The DONE entry is durable: every member is committed in its target color or failed. */
   boolean done;
+
+  /** An ABORTED entry is written (maybe not durable yet): END is never written afterwards. */
+  boolean abortWritten;
+
+  /** The ABORTED entry is durable. */
+  boolean aborted;
 
   int forwarded;
 
@@ -58,10 +91,38 @@ final class StagedGroup {
     this.tokenSequence = new long[memberCount];
     this.sns = new long[memberCount];
     this.ackedMask = new int[memberCount];
+    this.targetColor = new int[memberCount];
+    this.targetShard = new int[memberCount];
+    this.forwardRequestId = new long[memberCount];
+    this.forwardAttempts = new int[memberCount];
+    this.nextSendNs = new long[memberCount];
   }
 
-  void stage(int index, long address, long session, long sequence) {
+  /** Notes the staging-color SN of one of this group's entries. */
+  void noteStagingSn(long sn) {
+    if (sn > 0 && sn < firstStagingSn) {
+      firstStagingSn = sn;
+    }
+  }
+
+  /** DONE or ABORTED is durable: the group's staging entries are no longer needed. */
+  boolean settled() {
+    return done || aborted;
+  }
+
+  boolean anyMemberFailed() {
+    for (long sn : sns) {
+      if (sn < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void stage(int index, long address, long session, long sequence, int colorId, int shardId) {
     memberAddress[index] = address;
+    targetColor[index] = colorId;
+    targetShard[index] = shardId;
     tokenSession[index] = session;
     tokenSequence[index] = sequence;
     staged++;

@@ -7,6 +7,7 @@ import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.replica.atomic.AtomicAppends;
+import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.atomic.PeerLinks;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
@@ -61,8 +62,15 @@ public final class ReplicaNode implements AutoCloseable {
    * @param nodeId this node's id in the topology
    * @param bindHost the address to listen on (127.0.0.1 for local clusters)
    * @param port the port, 0 for an ephemeral one (see {@link #port()})
+   * @param atomic the settings of atomic appends ({@code atomic.*})
    */
-  public record Config(int nodeId, String bindHost, int port, ReplicaLimits limits) {}
+  public record Config(
+      int nodeId, String bindHost, int port, ReplicaLimits limits, AtomicConfig atomic) {
+    /** With the default settings of atomic appends. */
+    public Config(int nodeId, String bindHost, int port, ReplicaLimits limits) {
+      this(nodeId, bindHost, port, limits, AtomicConfig.defaults());
+    }
+  }
 
   private final Config config;
   private final LogStorage storage;
@@ -105,7 +113,9 @@ public final class ReplicaNode implements AutoCloseable {
             config.limits(),
             loop,
             peers,
-            AtomicAppends.DEFAULT_RETRY);
+            config.atomic(),
+            System::nanoTime,
+            registry);
     peers.deliverTo(
         frame -> {
           if (!ReplicationEngine.isTokenSyncReply(frame)) {
@@ -235,6 +245,15 @@ public final class ReplicaNode implements AutoCloseable {
 
   public int port() {
     return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  }
+
+  /**
+   * Fault injection for tests: while {@code lose} returns true, a client that would get the result
+   * of an atomic append from this node has its connection closed instead (see {@link
+   * AtomicAppends#loseAnswersWhile}). Any thread.
+   */
+  public void loseAtomicAnswersWhile(java.util.function.BooleanSupplier lose) {
+    atomic.loseAnswersWhile(lose);
   }
 
   /** True once every sequencer link is up; for tests and the dev cluster's readiness line. */

@@ -59,15 +59,23 @@ class AtomicAppendsTest {
   private static final long GROUP_LOW = 0x2222L;
   private static final long SESSION = 77;
   private static final Duration RETRY = Duration.ofMillis(100);
+  private static final Duration ABANDON = Duration.ofSeconds(60);
+  private static final Duration RETENTION = Duration.ofMinutes(10);
+  private static final int RETENTION_COUNT = 50;
 
   @TempDir Path dir;
   private final EmbeddedChannel client = new EmbeddedChannel();
   private final EmbeddedChannel loop = new EmbeddedChannel();
   private final List<Sent> forwarded = new ArrayList<>();
   private final List<long[]> orderRequests = new ArrayList<>();
+  private final java.util.Map<Long, Long> forwardRequestIds = new java.util.HashMap<>();
   private LogStorage storage;
   private ReplicationEngine engine;
   private AtomicAppends atomic;
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  /** The fake clock of the atomic component; {@link #advance} moves it with the loop's. */
+  private long now;
 
   record Sent(int nodeId, long session, long sequence, int colorId, int shardId, String payload) {}
 
@@ -123,6 +131,8 @@ class AtomicAppendsTest {
           @Override
           public void send(int nodeId, ByteBuf frame) {
             try {
+              forwardRequestIds.put(
+                  AppendDescriptor.tokenSequence(frame), FrameDescriptor.requestId(frame));
               forwarded.add(
                   new Sent(
                       nodeId,
@@ -147,7 +157,9 @@ class AtomicAppendsTest {
             new ReplicaLimits(1 << 10, Duration.ofSeconds(1), 1000),
             loop.eventLoop(),
             capture,
-            RETRY);
+            new AtomicConfig(RETENTION, RETENTION_COUNT, ABANDON, RETRY, RETRY.multipliedBy(8)),
+            () -> now,
+            registry);
     engine.attachStaging(atomic);
     engine.recover();
     loop.runPendingTasks();
@@ -173,13 +185,18 @@ class AtomicAppendsTest {
   // ------------------------------------------------------------------ helpers
 
   private void stage(int index, int count, int color, int shard, long sequence, String payload) {
+    stage(GROUP_LOW, index, count, color, shard, sequence, payload);
+  }
+
+  private void stage(
+      long groupLow, int index, int count, int color, int shard, long sequence, String payload) {
     byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
     ByteBuf header =
         StageDescriptor.encodeHeader(
             ByteBufAllocator.DEFAULT,
             100 + index,
             GROUP_HIGH,
-            GROUP_LOW,
+            groupLow,
             index,
             count,
             BROKER,
@@ -198,9 +215,56 @@ class AtomicAppendsTest {
   }
 
   private void commitGroup(long requestId, int count) {
+    commitGroup(GROUP_LOW, requestId, count);
+  }
+
+  private void commitGroup(long groupLow, long requestId, int count) {
     deliver(
         CommitGroupDescriptor.encode(
-            ByteBufAllocator.DEFAULT, requestId, GROUP_HIGH, GROUP_LOW, BROKER, count));
+            ByteBufAllocator.DEFAULT, requestId, GROUP_HIGH, groupLow, BROKER, count));
+  }
+
+  /** Stages a two-member group (tokens 77/first and 77/first+1) without committing it. */
+  private void stagePair(long groupLow, long first) {
+    stage(groupLow, 0, 2, LEFT, LEFT, first, "l" + first);
+    stage(groupLow, 1, 2, RIGHT, RIGHT, first + 1, "r" + first);
+    drain().forEach(ByteBuf::release);
+  }
+
+  /** Stages, commits and finishes a two-member group; its SNs are (1, first) and (1, first+1). */
+  private void finishPair(long groupLow, long first) {
+    stagePair(groupLow, first);
+    commitGroup(groupLow, 500 + first, 2);
+    for (int replica : new int[] {1, 2}) {
+      ackFrom(replica, first, Sn.of(1, first), LEFT);
+      ackFrom(replica, first + 1, Sn.of(1, first + 1), RIGHT);
+    }
+    drain().forEach(ByteBuf::release);
+  }
+
+  private void errorFor(long sequence, ErrorCode code) {
+    ByteBuf frame =
+        ErrorDescriptor.encode(
+            ByteBufAllocator.DEFAULT, forwardRequestIds.get(sequence), code, "refused");
+    try {
+      atomic.onPeerFrame(frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+  }
+
+  /** The single frame the client got: an ERROR with this code; returns its message. */
+  private String singleError(ErrorCode code) {
+    List<ByteBuf> frames = drain();
+    assertThat(frames).hasSize(1);
+    try {
+      assertThat(FrameDescriptor.type(frames.get(0))).isEqualTo(MessageType.ERROR);
+      assertThat(ErrorDescriptor.code(frames.get(0))).isEqualTo(code);
+      return ErrorDescriptor.message(frames.get(0));
+    } finally {
+      frames.get(0).release();
+    }
   }
 
   private void deliver(ByteBuf frame) {
@@ -250,6 +314,7 @@ class AtomicAppendsTest {
   }
 
   private void advance(Duration time) {
+    now += time.toNanos();
     loop.advanceTimeBy(time.toNanos(), TimeUnit.NANOSECONDS);
     loop.runScheduledPendingTasks();
     loop.runPendingTasks();
@@ -431,5 +496,171 @@ class AtomicAppendsTest {
           .isEqualTo(ReadResponseDescriptor.ABSENT);
       frames.get(0).release();
     }
+  }
+
+  @Test
+  void shouldAbortAnAbandonedGroupDurablyAndAnswerALaterCommitWithGroupAborted() {
+    stage(0, 2, LEFT, LEFT, 1, "l");
+    drain().forEach(ByteBuf::release);
+
+    advance(ABANDON.minus(RETRY));
+    commitGroup(8, 2);
+    assertThat(singleError(ErrorCode.INVALID_ARGUMENT)).contains("not fully staged");
+    advance(RETRY.multipliedBy(2));
+
+    stage(1, 2, RIGHT, RIGHT, 2, "r"); // the late member is refused
+    assertThat(singleError(ErrorCode.GROUP_ABORTED)).contains(Long.toHexString(GROUP_LOW));
+    commitGroup(9, 2);
+    assertThat(singleError(ErrorCode.GROUP_ABORTED)).contains("aborted", "atomic.abandon-after");
+
+    restart();
+    stage(1, 2, RIGHT, RIGHT, 2, "r");
+    drain().forEach(ByteBuf::release);
+    commitGroup(10, 2);
+    assertThat(singleError(ErrorCode.GROUP_ABORTED)).as("the abort survives a restart");
+    advance(RETRY.multipliedBy(3));
+    assertThat(forwarded).isEmpty();
+  }
+
+  @Test
+  void shouldNeverAbortAGroupWhoseEndIsWritten() {
+    stageGroup();
+    drain().forEach(ByteBuf::release);
+    commitGroup(9, 2);
+
+    advance(ABANDON.plus(RETRY));
+    forwarded.clear();
+    advance(RETRY.multipliedBy(16));
+
+    assertThat(forwarded).as("still forwarding").isNotEmpty();
+    ackAll(Sn.of(1, 5), Sn.of(1, 8));
+    List<ByteBuf> frames = drain();
+    assertThat(frames).hasSize(1);
+    assertThat(FrameDescriptor.type(frames.get(0))).isEqualTo(MessageType.GROUP_RESULT);
+    frames.get(0).release();
+  }
+
+  @Test
+  void shouldKeepTheGroupsBoundedAndAnswerAForgottenGroupWithOutcomeUnknown() {
+    for (int g = 0; g < 4 * RETENTION_COUNT; g++) {
+      finishPair(1000 + g, 10 + 2L * g);
+      assertThat(atomic.groupCount()).isLessThanOrEqualTo(RETENTION_COUNT);
+    }
+
+    commitGroup(1000 + 4 * RETENTION_COUNT - 1, 7, 2); // recent: answered from memory
+    List<ByteBuf> frames = drain();
+    assertThat(frames).hasSize(1);
+    assertThat(FrameDescriptor.type(frames.get(0))).isEqualTo(MessageType.GROUP_RESULT);
+    frames.get(0).release();
+    commitGroup(1000, 8, 2); // the oldest: forgotten
+    assertThat(singleError(ErrorCode.ATOMIC_OUTCOME_UNKNOWN))
+        .contains("unknown", "atomic.result-retention", "may have been placed");
+
+    advance(RETENTION.plus(RETRY));
+    assertThat(atomic.groupCount()).as("forgotten after the retention").isZero();
+  }
+
+  @Test
+  void shouldAdvanceTheStagingTrimPointAndRecoverExactlyTheUnfinishedGroups() {
+    finishPair(1, 10); // staging SNs 1-4: members, END, DONE
+    advance(RETRY);
+    assertThat(atomic.stagingTrimPoint()).as("a remembered DONE is kept").isEqualTo(3);
+    advance(RETENTION);
+    stagePair(2, 20); // SNs 5-6
+    commitGroup(2, 21, 2); // END at SN 7: forwarding, no DONE
+    stagePair(3, 30); // SNs 8-9, never committed
+    advance(RETRY);
+
+    assertThat(atomic.stagingTrimPoint()).isEqualTo(4);
+
+    restart();
+    assertThat(atomic.groupCount()).isEqualTo(2);
+    assertThat(forwarded)
+        .extracting(Sent::sequence)
+        .as("only the group with END and no DONE is forwarded again")
+        .containsOnly(20L, 21L);
+    commitGroup(1, 11, 2);
+    assertThat(singleError(ErrorCode.ATOMIC_OUTCOME_UNKNOWN)).contains("unknown");
+
+    forwarded.clear();
+    commitGroup(3, 31, 2); // the staged group is intact and can still commit (END at SN 10)
+    assertThat(forwarded).extracting(Sent::payload).containsOnly("l30", "r30");
+    for (int replica : new int[] {1, 2}) {
+      for (long seq : new long[] {20, 21, 30, 31}) {
+        ackFrom(replica, seq, Sn.of(1, seq), seq % 2 == 0 ? LEFT : RIGHT);
+      }
+    }
+    drain().forEach(ByteBuf::release); // DONE at SNs 11 and 12
+    advance(RETENTION.plus(RETRY));
+    assertThat(atomic.stagingTrimPoint()).as("every group settled and forgotten").isEqualTo(12);
+
+    restart();
+    assertThat(atomic.groupCount()).isZero();
+    stagePair(4, 40); // new staging SNs stay above the trim point
+    restart();
+    assertThat(atomic.groupCount()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldStopForwardingAMemberOnAPermanentErrorAndAnswerWhichMemberFailed() {
+    stageGroup();
+    drain().forEach(ByteBuf::release);
+    commitGroup(9, 2);
+    ackFrom(1, 1, Sn.of(1, 5), LEFT);
+    ackFrom(2, 1, Sn.of(1, 5), LEFT);
+
+    errorFor(2, ErrorCode.RECORD_TOO_LARGE);
+
+    assertThat(singleError(ErrorCode.ATOMIC_MEMBER_FAILED))
+        .contains("member 1", "RECORD_TOO_LARGE", "0@" + Sn.of(1, 5));
+    assertThat(
+            registry
+                .counter(
+                    AtomicAppends.FORWARD_FAILURES_METRIC, "node", "1", "code", "RECORD_TOO_LARGE")
+                .count())
+        .isEqualTo(1.0);
+    forwarded.clear();
+    advance(RETRY.multipliedBy(20));
+    assertThat(forwarded).as("no retry of a failed member").isEmpty();
+
+    restart();
+    assertThat(forwarded).as("DONE records the failure").isEmpty();
+    commitGroup(10, 2);
+    assertThat(singleError(ErrorCode.ATOMIC_MEMBER_FAILED)).contains("member 1");
+  }
+
+  @Test
+  void shouldRetryTransientForwardErrorsWithExponentialBackoff() {
+    stageGroup();
+    drain().forEach(ByteBuf::release);
+    commitGroup(9, 2);
+    ackFrom(1, 1, Sn.of(1, 5), LEFT);
+    ackFrom(2, 1, Sn.of(1, 5), LEFT);
+    errorFor(2, ErrorCode.NOT_READY);
+    errorFor(2, ErrorCode.UNKNOWN_COLOR); // the target lags behind this replica's topology
+    errorFor(2, ErrorCode.STORAGE_FULL);
+    forwarded.clear();
+
+    advance(RETRY); // attempt 2 after 100 ms
+    assertThat(forwarded).hasSize(2);
+    forwarded.clear();
+    advance(RETRY); // attempt 3 only 200 ms later
+    assertThat(forwarded).isEmpty();
+    advance(RETRY);
+    assertThat(forwarded).hasSize(2);
+    forwarded.clear();
+    advance(RETRY.multipliedBy(3));
+    assertThat(forwarded).as("400 ms later").isEmpty();
+    advance(RETRY);
+    assertThat(forwarded).hasSize(2);
+
+    assertThat(drain()).isEmpty();
+    ackFrom(1, 2, Sn.of(1, 8), RIGHT);
+    ackFrom(2, 2, Sn.of(1, 8), RIGHT);
+    List<ByteBuf> frames = drain();
+    assertThat(frames).hasSize(1);
+    assertThat(FrameDescriptor.type(frames.get(0))).isEqualTo(MessageType.GROUP_RESULT);
+    frames.get(0).release();
+    assertThat(registry.find(AtomicAppends.FORWARD_FAILURES_METRIC).counters()).isEmpty();
   }
 }

@@ -1,9 +1,11 @@
 package io.flexlog.server.config;
 
+import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
+import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
@@ -54,6 +56,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *   segment-dir: ./flexlog-data/replica-1/segments   # default <data-dir>/segments
  *   read-hold-ms: 1
  *   metrics-port: 0
+ *   atomic-result-retention-ms: 600000    # finished atomic groups remembered this long
+ *   atomic-result-retention-count: 100000 # and at most this many
+ *   atomic-abandon-after-ms: 60000        # staged groups without commit aborted after this
  * }</pre>
  *
  * <p>{@code admin-port} may be given on the sequencer node that hosts the root color: that node
@@ -78,7 +83,10 @@ public final class ClusterFile {
           "segment-bytes",
           "segment-dir",
           "read-hold-ms",
-          "metrics-port");
+          "metrics-port",
+          "atomic-result-retention-ms",
+          "atomic-result-retention-count",
+          "atomic-abandon-after-ms");
 
   private final Path source;
   private final Topology topology;
@@ -294,6 +302,30 @@ public final class ClusterFile {
         node.containsKey("segment-dir")
             ? Path.of(string(node.get("segment-dir"), "node.segment-dir"))
             : null;
+    AtomicConfig defaults = AtomicConfig.defaults();
+    AtomicConfig atomic;
+    try {
+      atomic =
+          new AtomicConfig(
+              Duration.ofMillis(
+                  integer(
+                      node.getOrDefault(
+                          "atomic-result-retention-ms", defaults.resultRetention().toMillis()),
+                      "node.atomic-result-retention-ms")),
+              integer(
+                  node.getOrDefault(
+                      "atomic-result-retention-count", defaults.resultRetentionCount()),
+                  "node.atomic-result-retention-count"),
+              Duration.ofMillis(
+                  integer(
+                      node.getOrDefault(
+                          "atomic-abandon-after-ms", defaults.abandonAfter().toMillis()),
+                      "node.atomic-abandon-after-ms")),
+              defaults.forwardRetry(),
+              defaults.forwardRetryMax());
+    } catch (InvalidArgumentException e) {
+      throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
+    }
     return new NodeSettings(
         id,
         dir,
@@ -306,7 +338,8 @@ public final class ClusterFile {
         cache,
         watermark,
         segmentDir,
-        segment);
+        segment,
+        atomic);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.flexlog.server.config;
 
 import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.TieredStorageConfig;
@@ -22,6 +23,8 @@ import java.time.Duration;
  * @param segmentDir where SSD segments live, null for {@code <data-dir>/segments} ({@code
  *     segment-dir})
  * @param segmentBytes the target size of one SSD segment ({@code segment-bytes})
+ * @param atomic the replica's settings of atomic appends ({@code atomic-result-retention-ms},
+ *     {@code atomic-result-retention-count}, {@code atomic-abandon-after-ms})
  */
 public record NodeSettings(
     int nodeId,
@@ -35,7 +38,8 @@ public record NodeSettings(
     long cacheBytes,
     double pmHighWatermark,
     Path segmentDir,
-    long segmentBytes) {
+    long segmentBytes,
+    AtomicConfig atomic) {
   public static final String AUTO = "auto";
   public static final long DEFAULT_PM_BYTES = 256L << 20;
   public static final String SEGMENTS_SUBDIR = "segments";
@@ -61,6 +65,9 @@ public record NodeSettings(
     if (segmentDir == null) {
       segmentDir = dataDir.resolve(SEGMENTS_SUBDIR);
     }
+    if (atomic == null) {
+      atomic = AtomicConfig.defaults();
+    }
     try {
       new TieredStorageConfig(cacheBytes, pmHighWatermark, segmentDir, segmentBytes);
     } catch (InvalidArgumentException e) {
@@ -72,6 +79,36 @@ public record NodeSettings(
               .replace(TieredStorageConfig.SEGMENT_BYTES, "segment-bytes"),
           e);
     }
+  }
+
+  /** Settings with the defaults of atomic appends. */
+  public NodeSettings(
+      int nodeId,
+      Path dataDir,
+      String engine,
+      DurabilityMode durability,
+      long pmBytes,
+      long chunkBytes,
+      Duration readHold,
+      int metricsPort,
+      long cacheBytes,
+      double pmHighWatermark,
+      Path segmentDir,
+      long segmentBytes) {
+    this(
+        nodeId,
+        dataDir,
+        engine,
+        durability,
+        pmBytes,
+        chunkBytes,
+        readHold,
+        metricsPort,
+        cacheBytes,
+        pmHighWatermark,
+        segmentDir,
+        segmentBytes,
+        AtomicConfig.defaults());
   }
 
   /** Settings with the storage tiers' defaults (segments under {@code <data-dir>/segments}). */
@@ -123,6 +160,7 @@ public record NodeSettings(
         bytes,
         pmHighWatermark,
         segmentDir,
-        segmentBytes);
+        segmentBytes,
+        atomic);
   }
 }
