@@ -972,6 +972,7 @@ public final class ClientCore implements AutoCloseable {
             fromSn,
             config.subscribeWindowBytes(),
             config.requestTimeout().toNanos(),
+            config.subscribeLivenessTimeout().toNanos(),
             ThreadLocalRandom.current().nextInt(1 << 16),
             context,
             loop);

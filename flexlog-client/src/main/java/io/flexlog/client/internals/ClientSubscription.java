@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * application takes it from the queue. So memory per subscription is bounded by the windows, and
  * the application's pace sets the replicas' pace.
  *
+ * <p>Liveness: replicas send a heartbeat (a SUBSCRIBE_PROGRESS repeating the progress) on a
+ * subscription that has been idle for their heartbeat interval. A stream that hears nothing for
+ * {@code livenessTimeoutNs} is treated like a lost connection: the client unsubscribes from that
+ * replica and resumes the shard on the next one from {@link SubscriptionMerger#resumeSn}, so
+ * nothing is lost or repeated.
+ *
  * <p>Threading: the stream and merge state is confined to the client's event loop (methods named
  * {@code on...} and {@link #start}); the queue is shared with the application's thread under a
  * lock; consumption reaches the loop as a task.
@@ -45,6 +51,7 @@ final class ClientSubscription implements RecordStream {
   private final long fromSn;
   private final long windowBytes;
   private final long openTimeoutNs;
+  private final long livenessTimeoutNs;
   private final SubscriptionContext ctx;
   private final Executor loop;
   private final Runnable grantTask = this::onConsumed;
@@ -54,6 +61,7 @@ final class ClientSubscription implements RecordStream {
   private final ShardStream[] streams;
   private final long[] held;
   private boolean stopped;
+  private long silentStreams;
   private final SubscriptionMerger.Sink sink =
       new SubscriptionMerger.Sink() {
         @Override
@@ -89,6 +97,8 @@ final class ClientSubscription implements RecordStream {
   private boolean creditLow;
 
   /**
+   * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
+   *     replica
    * @param firstReplica where each shard starts looking for a replica (spreads subscribers)
    */
   ClientSubscription(
@@ -97,6 +107,7 @@ final class ClientSubscription implements RecordStream {
       long fromSn,
       long windowBytes,
       long openTimeoutNs,
+      long livenessTimeoutNs,
       int firstReplica,
       SubscriptionContext ctx,
       Executor loop) {
@@ -105,6 +116,7 @@ final class ClientSubscription implements RecordStream {
     this.fromSn = fromSn;
     this.windowBytes = windowBytes;
     this.openTimeoutNs = openTimeoutNs;
+    this.livenessTimeoutNs = livenessTimeoutNs;
     this.ctx = ctx;
     this.loop = loop;
     this.merger = new SubscriptionMerger(shards.size(), fromSn);
@@ -155,6 +167,7 @@ final class ClientSubscription implements RecordStream {
     if (stopped || !stream.isStreaming()) {
       return;
     }
+    stream.lastHeardNs = ctx.nanoTime();
     int count = SubscribeRecordsDescriptor.count(frame);
     int at = SubscribeRecordsDescriptor.payloadsStart(frame);
     for (int i = 0; i < count; i++) {
@@ -181,6 +194,7 @@ final class ClientSubscription implements RecordStream {
   /** SUBSCRIBE_PROGRESS for one of this subscription's streams. */
   void onProgress(ShardStream stream, ByteBuf frame) {
     if (!stopped && stream.isStreaming()) {
+      stream.lastHeardNs = ctx.nanoTime();
       progress(stream, SubscribeProgressDescriptor.progress(frame));
     }
   }
@@ -252,7 +266,10 @@ final class ClientSubscription implements RecordStream {
     }
   }
 
-  /** Periodic: opens streams whose retry time came, fails those that never got an answer. */
+  /**
+   * Periodic: opens streams whose retry time came, fails those that never got an answer and those
+   * whose replica fell silent.
+   */
   void onTick(long nowNs) {
     if (stopped) {
       return;
@@ -263,8 +280,23 @@ final class ClientSubscription implements RecordStream {
       } else if (stream.state == ShardStream.State.OPENING && nowNs - stream.deadlineNs > 0) {
         LOG.debug("subscription to '{}': no answer from {}", colorName, stream);
         failover(stream, true);
+      } else if (stream.isSilent(nowNs, livenessTimeoutNs)) {
+        silentStreams++;
+        LOG.warn(
+            "subscription to '{}': {} sent nothing, not even a heartbeat, for {} ms; resuming"
+                + " from SN {} at another replica",
+            colorName,
+            stream,
+            (nowNs - stream.lastHeardNs) / 1_000_000,
+            merger.resumeSn(stream.index));
+        failover(stream, true);
       }
     }
+  }
+
+  /** How many times a stream was left because its replica fell silent; loop-confined. */
+  long silentStreams() {
+    return silentStreams;
   }
 
   /** Ends the subscription with an error the application sees. */

@@ -38,6 +38,8 @@ import org.junit.jupiter.api.Test;
 class ClientSubscriptionTest {
   private static final long WINDOW = 1000;
   private static final long OPEN_TIMEOUT_NS = 2_000_000_000L;
+  private static final long HEARTBEAT_NS = 1_000_000_000L;
+  private static final long LIVENESS_TIMEOUT_NS = 3 * HEARTBEAT_NS;
   private static final Color ORDERS = new Color(1, "orders", 0, 0);
   private static final Shard A = new Shard(10, 1, List.of(1, 2, 3));
   private static final Shard B = new Shard(11, 1, List.of(4, 5, 6));
@@ -151,7 +153,15 @@ class ClientSubscriptionTest {
   private ClientSubscription subscription(long fromSn) {
     ClientSubscription subscription =
         new ClientSubscription(
-            ORDERS, List.of(A, B), fromSn, WINDOW, OPEN_TIMEOUT_NS, 0, ctx, loopTasks::add);
+            ORDERS,
+            List.of(A, B),
+            fromSn,
+            WINDOW,
+            OPEN_TIMEOUT_NS,
+            LIVENESS_TIMEOUT_NS,
+            0,
+            ctx,
+            loopTasks::add);
     subscription.start();
     return subscription;
   }
@@ -396,6 +406,66 @@ class ClientSubscriptionTest {
         .extracting(Sent::id, Sent::node)
         .contains(org.assertj.core.groups.Tuple.tuple(a.id(), a.node()));
     assertThat(openFor(sent, A).node()).isNotEqualTo(a.node());
+  }
+
+  @Test
+  void shouldKeepAnIdleStreamWhoseReplicaSendsHeartbeats() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    progress(subscription, a, 5);
+    progress(subscription, b, 5);
+
+    for (int i = 0; i < 10; i++) {
+      ctx.now += HEARTBEAT_NS;
+      progress(subscription, a, 5); // heartbeats repeat the progress
+      progress(subscription, b, 5);
+      subscription.onTick(ctx.now);
+    }
+
+    assertThat(ctx.take()).isEmpty();
+    assertThat(subscription.silentStreams()).isZero();
+  }
+
+  @Test
+  void shouldResumeASilentStreamAtTheNextReplicaWithoutLossOrRepeats() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    records(subscription, a, 8, 3, 7);
+    progress(subscription, b, 5);
+    assertThat(pollAll(subscription)).containsExactly(3L);
+
+    // Shard B's replica keeps heartbeating; shard A's replica falls silent (half-open link).
+    for (int i = 0; i < 3; i++) {
+      ctx.now += HEARTBEAT_NS;
+      progress(subscription, b, 5);
+      subscription.onTick(ctx.now);
+    }
+    assertThat(ctx.take()).isEmpty(); // exactly the timeout: not yet
+
+    ctx.now += 1;
+    progress(subscription, b, 5);
+    subscription.onTick(ctx.now);
+
+    List<Sent> moved = ctx.take();
+    assertThat(moved)
+        .filteredOn(s -> s.type() == MessageType.UNSUBSCRIBE)
+        .extracting(Sent::id, Sent::node)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(a.id(), a.node()));
+    Sent reopened = openFor(moved, A);
+    assertThat(reopened.node()).isNotEqualTo(a.node()).isIn(A.replicaNodeIds());
+    assertThat(reopened.fromSn()).isEqualTo(9);
+    assertThat(moved).extracting(Sent::shard).doesNotContain(B.id());
+    assertThat(subscription.silentStreams()).isEqualTo(1);
+
+    // The old replica wakes up late: its frames are no longer routed to the subscription.
+    assertThat(ctx.registered).doesNotContainKey(a.id());
+    records(subscription, reopened, 12, 11);
+    progress(subscription, b, 12);
+    assertThat(pollAll(subscription)).containsExactly(7L, 11L);
   }
 
   @Test

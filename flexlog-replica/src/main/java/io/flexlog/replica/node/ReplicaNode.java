@@ -122,7 +122,11 @@ public final class ReplicaNode implements AutoCloseable {
 
   /** Recovers the log, starts listening and connects to the sequencers. */
   public void start() throws InterruptedException {
-    run(engine::recover);
+    run(
+        () -> {
+          engine.recover();
+          engine.startHeartbeats();
+        });
     ServerBootstrap server =
         new ServerBootstrap()
             .group(group, group)
@@ -253,6 +257,7 @@ public final class ReplicaNode implements AutoCloseable {
     try {
       run(
           () -> {
+            engine.stopHeartbeats();
             linksBySequencer.values().forEach(SequencerLink::close);
             atomic.close();
             peers.close();

@@ -95,6 +95,8 @@ public final class ReplicationEngine {
   private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
 
   private final TokenSync tokenSync;
+  private final Runnable heartbeatTask = this::heartbeat;
+  private io.netty.util.concurrent.ScheduledFuture<?> heartbeats;
 
   public ReplicationEngine(
       int nodeId,
@@ -137,6 +139,13 @@ public final class ReplicationEngine {
     FunctionCounter.builder(
             "flexlog.replica.subscription.records", subscriptions, SubscriptionService::recordsSent)
         .tag("node", node)
+        .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.subscription.heartbeats",
+            subscriptions,
+            SubscriptionService::heartbeatsSent)
+        .tag("node", node)
+        .description("SUBSCRIBE_PROGRESS heartbeats sent on idle subscriptions")
         .register(registry);
     FunctionCounter.builder("flexlog.replica.sync.rounds", tokenSync, TokenSync::roundsStarted)
         .tag("node", node)
@@ -485,6 +494,33 @@ public final class ReplicationEngine {
     }
     subscriptions.credit(channel, FrameDescriptor.requestId(frame), credit);
     scheduleEndOfTurn();
+  }
+
+  /**
+   * Starts the subscription heartbeat timer: one timer for the engine, ticking {@link
+   * SubscriptionService#TICKS_PER_HEARTBEAT} times per {@link ReplicaLimits#heartbeatInterval()}
+   * (see {@link SubscriptionService}). Call once, on the engine's loop, before serving; {@link
+   * #stopHeartbeats} ends it.
+   */
+  public void startHeartbeats() {
+    if (heartbeats != null) {
+      throw new IllegalStateException("heartbeats already started");
+    }
+    long periodNs = limits.heartbeatInterval().toNanos() / SubscriptionService.TICKS_PER_HEARTBEAT;
+    heartbeats =
+        executor.scheduleAtFixedRate(heartbeatTask, periodNs, periodNs, TimeUnit.NANOSECONDS);
+  }
+
+  public void stopHeartbeats() {
+    if (heartbeats != null) {
+      heartbeats.cancel(false);
+    }
+  }
+
+  private void heartbeat() {
+    if (subscriptions.heartbeatTick() > 0) {
+      scheduleEndOfTurn(); // flushes the touched channels
+    }
   }
 
   /** UNSUBSCRIBE: ends the subscription; unknown ids are ignored. */

@@ -21,6 +21,9 @@ final class Subscription {
   /** The progress last sent, or -1 before the first frame. */
   long progressSent = -1;
 
+  /** The heartbeat tick of the last frame sent (see {@link SubscriptionService#heartbeatTick}). */
+  long lastSendTick;
+
   /** In the service's ready queue. */
   boolean queued;
 

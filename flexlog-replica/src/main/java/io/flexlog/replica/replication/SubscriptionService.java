@@ -36,6 +36,14 @@ import org.agrona.collections.Long2ObjectHashMap;
  * a trim overtakes continues after the trim point (the engine refuses to open one that starts at a
  * trimmed SN).
  *
+ * <p>Heartbeats: the engine calls {@link #heartbeatTick} {@link #TICKS_PER_HEARTBEAT} times per
+ * heartbeat interval from one timer; a subscription that sent nothing during the last {@link
+ * #TICKS_PER_HEARTBEAT} ticks gets a SUBSCRIBE_PROGRESS repeating the progress it last sent. So an
+ * idle subscription hears from its replica at least every interval plus one tick, a busy one gets
+ * no extra frames, and a subscriber that hears nothing for a few intervals knows the link or the
+ * replica is dead (not merely idle). The repeated progress tells the subscriber nothing new, so a
+ * heartbeat can never reorder anything.
+ *
  * <p>Threading: every method runs on the engine's event loop.
  */
 final class SubscriptionService {
@@ -48,14 +56,23 @@ final class SubscriptionService {
   /** Subscriptions one connection may hold open. */
   static final int MAX_PER_CONNECTION = 4096;
 
+  /** Heartbeat timer ticks per heartbeat interval (the timer's resolution). */
+  static final int TICKS_PER_HEARTBEAT = 4;
+
   private final int nodeId;
   private final LogStorage storage;
   private final RecordBatchWriter writer;
   private final Consumer<Channel> touch;
   private final Map<Channel, Long2ObjectHashMap<Subscription>> byChannel = new HashMap<>();
   private final ArrayDeque<Subscription> ready = new ArrayDeque<>();
+
+  /** Every open subscription, for the heartbeat scan (no iterator per tick). */
+  private final ArrayList<Subscription> all = new ArrayList<>();
+
+  private long tick;
   private int open;
   private long recordsSent;
+  private long heartbeatsSent;
 
   /**
    * @param touch marks a channel written to, so that the engine flushes it at the end of the turn
@@ -75,6 +92,10 @@ final class SubscriptionService {
     return recordsSent;
   }
 
+  long heartbeatsSent() {
+    return heartbeatsSent;
+  }
+
   /**
    * Opens a subscription; its first frame goes out when {@link #pumpReady} runs.
    *
@@ -91,8 +112,10 @@ final class SubscriptionService {
       return "a connection may hold at most " + MAX_PER_CONNECTION + " subscriptions";
     }
     Subscription subscription = new Subscription(channel, id, log, fromSn, credit, acceptUnsynced);
+    subscription.lastSendTick = tick;
     subscriptions.put(id, subscription);
     log.subscribers.add(subscription);
+    all.add(subscription);
     open++;
     enqueue(subscription);
     return null;
@@ -222,10 +245,43 @@ final class SubscriptionService {
       return;
     }
     s.progressSent = Math.max(s.progressSent, progress);
+    s.lastSendTick = tick;
     touch.accept(s.channel);
     if (!drained && s.credit > 0) {
       enqueue(s);
     }
+  }
+
+  /**
+   * One tick of the heartbeat timer: sends a heartbeat on every subscription that sent nothing
+   * during the last {@link #TICKS_PER_HEARTBEAT} ticks. Channels written to are touched, so the
+   * caller's end of turn flushes them.
+   *
+   * @return how many heartbeats were sent
+   */
+  int heartbeatTick() {
+    tick++;
+    int sent = 0;
+    for (int i = 0; i < all.size(); i++) {
+      Subscription s = all.get(i);
+      if (tick - s.lastSendTick < TICKS_PER_HEARTBEAT
+          || s.progressSent < 0
+          || !s.channel.isActive()
+          || !s.channel.isWritable()) {
+        // Busy, not answered yet (its first pump does), or a channel that takes nothing now: an
+        // unwritable channel has frames in flight already, which is what the subscriber waits for.
+        continue;
+      }
+      s.channel.write(
+          SubscribeProgressDescriptor.encode(
+              s.channel.alloc(), s.id, s.log.colorId, s.log.shardId, s.progressSent),
+          s.channel.voidPromise());
+      s.lastSendTick = tick;
+      touch.accept(s.channel);
+      sent++;
+    }
+    heartbeatsSent += sent;
+    return sent;
   }
 
   private boolean refuseIfBlind(Subscription s) {
@@ -283,6 +339,7 @@ final class SubscriptionService {
     if (!subscription.closed) {
       subscription.closed = true;
       subscription.log.subscribers.remove(subscription);
+      all.remove(subscription);
       open--;
     }
   }

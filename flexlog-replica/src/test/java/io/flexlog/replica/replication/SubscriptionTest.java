@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -600,6 +601,98 @@ class SubscriptionTest {
 
     assertThat(payloads(drain())).containsExactly("right");
     assertThat(engine.topology().version()).isEqualTo(2);
+  }
+
+  // ------------------------------------------------------------------ heartbeats
+
+  /** One tick of the heartbeat timer on the frozen clock: a quarter of the default interval. */
+  private void heartbeatTick() {
+    loop.advanceTimeBy(
+        ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL.toNanos()
+            / SubscriptionService.TICKS_PER_HEARTBEAT,
+        TimeUnit.NANOSECONDS);
+    loop.runScheduledPendingTasks();
+    loop.runPendingTasks();
+  }
+
+  @Test
+  void shouldSendTheCurrentProgressAsAHeartbeatOnceASubscriptionWasIdleForAnInterval() {
+    loop.freezeTime();
+    engine.startHeartbeats();
+    watermark(GLOBAL, E1);
+    commit(SHARD_G, GLOBAL, sn(1), "a");
+    watermark(GLOBAL, sn(2));
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    assertThat(sns(drain())).containsExactly(sn(1));
+
+    for (int round = 0; round < 3; round++) {
+      for (int i = 1; i < SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+        heartbeatTick();
+        assertThat(drain()).as("round %d, tick %d", round, i).isEmpty();
+      }
+      heartbeatTick();
+      List<Received> heartbeat = drain();
+      assertThat(heartbeat).as("round %d", round).hasSize(1);
+      assertThat(heartbeat.get(0).type()).isEqualTo(MessageType.SUBSCRIBE_PROGRESS);
+      assertThat(heartbeat.get(0).id()).isEqualTo(1);
+      assertThat(heartbeat.get(0).progress()).isEqualTo(sn(2));
+    }
+    engine.stopHeartbeats();
+    for (int i = 0; i < 2 * SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      heartbeatTick();
+    }
+    assertThat(drain()).isEmpty();
+  }
+
+  @Test
+  void shouldSendNoHeartbeatWhileRecordsFlowAndHeartbeatAgainOnceIdle() {
+    loop.freezeTime();
+    engine.startHeartbeats();
+    watermark(GLOBAL, E1);
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    assertThat(drain()).hasSize(1); // the opening progress
+
+    for (int i = 1; i <= 4 * SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      commit(SHARD_G, GLOBAL, sn(i), "r" + i);
+      watermark(GLOBAL, sn(i));
+      heartbeatTick();
+      List<Received> frames = drain();
+      assertThat(frames).as("tick %d", i).hasSize(1);
+      assertThat(frames.get(0).type()).isEqualTo(MessageType.SUBSCRIBE_RECORDS);
+      assertThat(frames.get(0).sns()).containsExactly(sn(i));
+    }
+    for (int i = 0; i < SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      heartbeatTick();
+    }
+    List<Received> idle = drain();
+    assertThat(idle).hasSize(1);
+    assertThat(idle.get(0).type()).isEqualTo(MessageType.SUBSCRIBE_PROGRESS);
+    assertThat(idle.get(0).progress()).isEqualTo(sn(4 * SubscriptionService.TICKS_PER_HEARTBEAT));
+  }
+
+  @Test
+  void shouldRejectAHeartbeatIntervalBelowTheMinimumNamingTheKey() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new ReplicaLimits(1 << 20, Duration.ofMillis(1), 10, Duration.ofMillis(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("subscribe.heartbeat-interval");
+  }
+
+  @Test
+  void shouldSendNoHeartbeatOnAClosedSubscription() {
+    loop.freezeTime();
+    engine.startHeartbeats();
+    watermark(GLOBAL, E1);
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    subscribe(2, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    assertThat(drain()).hasSize(2);
+    unsubscribe(1);
+
+    for (int i = 0; i < SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      heartbeatTick();
+    }
+
+    assertThat(drain()).extracting(Received::id).containsExactly(2L);
   }
 
   private byte readStatus(int color, long sn) {
