@@ -17,6 +17,7 @@ import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
@@ -649,6 +650,29 @@ public final class ReplicationEngine {
       if (topology.isInSubtree(shard.colorId(), colorId)
           && sequencerOf(shard.id()) == sequencerId) {
         log(shard.id(), colorId).onWatermark(watermark);
+      }
+    }
+    scheduleEndOfTurn();
+  }
+
+  /**
+   * A join mark from sequencer node {@code sequencerId} (DESIGN §3.4): the subtree of the color
+   * gained shards, whose records of the color all have SNs at or above the mark. Kept by every log
+   * of the color on the shards attached through that node (the connection that carries the color's
+   * watermarks to them, so the mark precedes every watermark that reaches it), and delivered by
+   * their subscriptions.
+   */
+  public void onTopologyMark(int sequencerId, ByteBuf frame) {
+    int colorId = TopologyMarkDescriptor.colorId(frame);
+    long version = TopologyMarkDescriptor.topologyVersion(frame);
+    long markSn = TopologyMarkDescriptor.markSn(frame);
+    for (Shard shard : hostedShards.values()) {
+      if (topology.isInSubtree(shard.colorId(), colorId)
+          && sequencerOf(shard.id()) == sequencerId) {
+        ColorLog log = log(shard.id(), colorId);
+        if (log.addMark(version, markSn) && !log.subscribers.isEmpty()) {
+          subscriptions.onMark(log);
+        }
       }
     }
     scheduleEndOfTurn();

@@ -5,6 +5,7 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.netty.channel.Channel;
@@ -35,6 +36,15 @@ import org.agrona.collections.Long2ObjectHashMap;
  * <p>Trim: records at or below the color's trim point are never sent; a subscription whose position
  * a trim overtakes continues after the trim point (the engine refuses to open one that starts at a
  * trimmed SN).
+ *
+ * <p>Topology changes: when a color's subtree gains shards, the color's role sends a join mark
+ * {@code (topology version, mark SN)} on the connections that carry its watermarks, so it reaches
+ * this replica before any watermark at or above the mark (DESIGN §3.4). Each subscription of the
+ * color delivers every mark of its log as a TOPOLOGY_MARK frame before whatever else it sends next:
+ * so before any record or progress at or above the mark, which is what lets the subscriber open
+ * streams on the new shards before it releases an SN that one of them could hold. A subscription
+ * also gets the marks kept from before it opened (its client may have an older topology); the
+ * client ignores marks its topology already covers.
  *
  * <p>Heartbeats: the engine calls {@link #heartbeatTick} {@link #TICKS_PER_HEARTBEAT} times per
  * heartbeat interval from one timer; a subscription that sent nothing during the last {@link
@@ -163,6 +173,11 @@ final class SubscriptionService {
     }
   }
 
+  /** A join mark was added to the log: its subscribers have it to deliver. */
+  void onMark(ColorLog log) {
+    onAdvanced(log);
+  }
+
   /** The log's {@code committedThrough} moved: its subscribers may have records to send. */
   void onAdvanced(ColorLog log) {
     for (int i = 0; i < log.subscribers.size(); i++) {
@@ -200,6 +215,7 @@ final class SubscriptionService {
       s.blocked = true;
       return;
     }
+    boolean marked = deliverMarks(s);
     long trimPoint = storage.trimPoint(log.colorId);
     if (s.nextSn <= trimPoint) {
       s.nextSn = trimPoint + 1; // trimmed records are never served (DESIGN §3.5)
@@ -242,6 +258,10 @@ final class SubscriptionService {
               s.channel.alloc(), s.id, log.colorId, log.shardId, progress),
           s.channel.voidPromise());
     } else {
+      if (marked) {
+        s.lastSendTick = tick;
+        touch.accept(s.channel);
+      }
       return;
     }
     s.progressSent = Math.max(s.progressSent, progress);
@@ -250,6 +270,28 @@ final class SubscriptionService {
     if (!drained && s.credit > 0) {
       enqueue(s);
     }
+  }
+
+  /** Writes the log's marks the subscription has not delivered yet; true if there were any. */
+  private boolean deliverMarks(Subscription s) {
+    ColorLog log = s.log;
+    long end = log.endMark();
+    if (s.nextMark >= end) {
+      return false;
+    }
+    for (long mark = Math.max(s.nextMark, log.firstMark()); mark < end; mark++) {
+      s.channel.write(
+          TopologyMarkDescriptor.encode(
+              s.channel.alloc(),
+              s.id,
+              log.colorId,
+              log.shardId,
+              log.markVersion(mark),
+              log.markSn(mark)),
+          s.channel.voidPromise());
+    }
+    s.nextMark = end;
+    return true;
   }
 
   /**
