@@ -27,6 +27,11 @@ import java.util.Properties;
  *   <tr><td>subscribe.window.bytes</td><td>1048576</td><td>how many bytes of records a
  *       subscription may hold per shard (received, not yet consumed by the application): the
  *       replicas' credit, so the bound on a subscription's memory and in-flight data</td></tr>
+ *   <tr><td>subscribe.liveness.timeout.ms</td><td>3000</td><td>a subscription's stream from a
+ *       replica that sends nothing (not even a heartbeat; replicas send one every
+ *       {@code subscribe.heartbeat-interval}, 1 s by default) for this long is considered dead:
+ *       the client leaves that replica and resumes the shard on another one, without loss or
+ *       repeats. Keep it a few times the replicas' heartbeat interval</td></tr>
  * </table>
  */
 public final class FlexLogConfig {
@@ -36,6 +41,7 @@ public final class FlexLogConfig {
   public static final String READ_TIMEOUT_MS = "read.timeout.ms";
   public static final String CONNECT_TIMEOUT_MS = "connect.timeout.ms";
   public static final String SUBSCRIBE_WINDOW_BYTES = "subscribe.window.bytes";
+  public static final String SUBSCRIBE_LIVENESS_TIMEOUT_MS = "subscribe.liveness.timeout.ms";
 
   /**
    * The broker color of atomic appends ({@code appendAtomically}): members are staged on a shard in
@@ -52,6 +58,7 @@ public final class FlexLogConfig {
   private final Duration readTimeout;
   private final Duration connectTimeout;
   private final long subscribeWindowBytes;
+  private final Duration subscribeLivenessTimeout;
   private final String atomicBrokerColor;
 
   private FlexLogConfig(Builder b) {
@@ -81,6 +88,8 @@ public final class FlexLogConfig {
               + b.subscribeWindowBytes);
     }
     this.subscribeWindowBytes = b.subscribeWindowBytes;
+    this.subscribeLivenessTimeout =
+        positive(SUBSCRIBE_LIVENESS_TIMEOUT_MS, b.subscribeLivenessTimeout);
     if (deliveryTimeout.compareTo(requestTimeout) < 0) {
       throw new IllegalArgumentException(
           DELIVERY_TIMEOUT_MS + " must be at least " + REQUEST_TIMEOUT_MS);
@@ -128,6 +137,8 @@ public final class FlexLogConfig {
         case READ_TIMEOUT_MS -> b.readTimeout(Duration.ofMillis(parseLong(key, value)));
         case CONNECT_TIMEOUT_MS -> b.connectTimeout(Duration.ofMillis(parseLong(key, value)));
         case SUBSCRIBE_WINDOW_BYTES -> b.subscribeWindowBytes(parseBytes(key, value));
+        case SUBSCRIBE_LIVENESS_TIMEOUT_MS ->
+            b.subscribeLivenessTimeout(Duration.ofMillis(parseLong(key, value)));
         case ATOMIC_BROKER_COLOR -> b.atomicBrokerColor(value);
         default -> throw new IllegalArgumentException("unknown client config key '" + key + "'");
       }
@@ -175,6 +186,11 @@ public final class FlexLogConfig {
     return subscribeWindowBytes;
   }
 
+  /** How long a subscription's stream may stay silent before it moves to another replica. */
+  public Duration subscribeLivenessTimeout() {
+    return subscribeLivenessTimeout;
+  }
+
   public String atomicBrokerColor() {
     return atomicBrokerColor;
   }
@@ -187,6 +203,7 @@ public final class FlexLogConfig {
     private Duration readTimeout = Duration.ofSeconds(5);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private long subscribeWindowBytes = 1 << 20;
+    private Duration subscribeLivenessTimeout = Duration.ofSeconds(3);
     private String atomicBrokerColor = "global";
 
     private Builder() {}
@@ -223,6 +240,11 @@ public final class FlexLogConfig {
 
     public Builder subscribeWindowBytes(long value) {
       subscribeWindowBytes = value;
+      return this;
+    }
+
+    public Builder subscribeLivenessTimeout(Duration value) {
+      subscribeLivenessTimeout = value;
       return this;
     }
 

@@ -19,6 +19,9 @@ import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
+import io.flexlog.core.protocol.SubscribeDescriptor;
+import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -68,6 +71,20 @@ final class FakeNode implements AutoCloseable {
   static final Object CLOSE = "close";
   final AtomicInteger commits = new AtomicInteger();
 
+  /**
+   * Subscriptions: the records each shard holds (of every color, for SUBSCRIBE), the progress every
+   * stream reports, and which SUBSCRIBEs (counted per shard, from 1) the node answers once and then
+   * never again: not even a heartbeat, like a replica behind a half-open connection.
+   */
+  final java.util.Map<Integer, long[]> shardRecords =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  volatile long subscribeProgress;
+  final Set<String> silentSubscribes = new CopyOnWriteArraySet<>();
+  final List<long[]> subscribes = Collections.synchronizedList(new ArrayList<>());
+  private final java.util.Map<Long, Channel> liveSubscriptions = new java.util.HashMap<>();
+  private final java.util.Map<Long, Integer> subscriptionShards = new java.util.HashMap<>();
+
   FakeNode() throws InterruptedException {
     server =
         new ServerBootstrap()
@@ -86,6 +103,29 @@ final class FakeNode implements AutoCloseable {
             .channel();
     metadata = topology(1, false);
     replicaColors.add(Color.GLOBAL_ID);
+  }
+
+  /** Sends a heartbeat (the progress again) on every live subscription every {@code periodMs}. */
+  void heartbeatEvery(long periodMs) {
+    group
+        .next()
+        .scheduleAtFixedRate(
+            () -> {
+              synchronized (liveSubscriptions) {
+                liveSubscriptions.forEach(
+                    (id, channel) ->
+                        channel.writeAndFlush(
+                            SubscribeProgressDescriptor.encode(
+                                channel.alloc(),
+                                id,
+                                0,
+                                subscriptionShards.get(id),
+                                subscribeProgress)));
+              }
+            },
+            periodMs,
+            periodMs,
+            TimeUnit.MILLISECONDS);
   }
 
   int port() {
@@ -201,10 +241,61 @@ final class FakeNode implements AutoCloseable {
                     1,
                     result));
           }
+          case MessageType.SUBSCRIBE -> onSubscribe(ctx, requestId, frame);
+          case MessageType.SUBSCRIBE_CREDIT -> {}
+          case MessageType.UNSUBSCRIBE -> {
+            synchronized (liveSubscriptions) {
+              liveSubscriptions.remove(requestId);
+            }
+          }
           default -> throw new AssertionError("unexpected " + FrameDescriptor.type(frame));
         }
       } finally {
         frame.release();
+      }
+    }
+
+    // Streams the shard's records from the requested SN with the node's progress, in one frame.
+    private void onSubscribe(ChannelHandlerContext ctx, long id, ByteBuf frame) {
+      int shard = SubscribeDescriptor.shardId(frame);
+      long fromSn = SubscribeDescriptor.fromSn(frame);
+      long attempt;
+      synchronized (subscribes) {
+        subscribes.add(new long[] {shard, fromSn});
+        attempt = subscribes.stream().filter(s -> s[0] == shard).count();
+      }
+      long[] held = shardRecords.getOrDefault(shard, new long[0]);
+      long progress = subscribeProgress;
+      long[] sending =
+          java.util.Arrays.stream(held).filter(sn -> sn >= fromSn && sn <= progress).toArray();
+      byte[][] payloads = new byte[sending.length][];
+      int bytes = 0;
+      for (int i = 0; i < sending.length; i++) {
+        payloads[i] = ("sn" + sending[i]).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        bytes += payloads[i].length;
+      }
+      ByteBuf out =
+          SubscribeRecordsDescriptor.encodeHeader(
+              ctx.alloc(),
+              id,
+              SubscribeDescriptor.colorId(frame),
+              shard,
+              progress,
+              sending.length,
+              bytes,
+              bytes);
+      for (int i = 0; i < sending.length; i++) {
+        SubscribeRecordsDescriptor.writeEntry(out, sending[i], payloads[i].length);
+      }
+      for (byte[] payload : payloads) {
+        out.writeBytes(payload);
+      }
+      ctx.writeAndFlush(out);
+      if (!silentSubscribes.contains(shard + "#" + attempt)) {
+        synchronized (liveSubscriptions) {
+          liveSubscriptions.put(id, ctx.channel());
+          subscriptionShards.put(id, shard);
+        }
       }
     }
 

@@ -50,6 +50,21 @@ class FlexLogConfigTest {
   }
 
   @Test
+  void shouldReadTheSubscriptionLivenessTimeoutAndRejectAZeroOne() {
+    assertThat(FlexLogConfig.builder().build().subscribeLivenessTimeout())
+        .isEqualTo(Duration.ofSeconds(3));
+    Properties p = new Properties();
+    p.setProperty("subscribe.liveness.timeout.ms", "750");
+    assertThat(FlexLogConfig.fromProperties(p).subscribeLivenessTimeout())
+        .isEqualTo(Duration.ofMillis(750));
+
+    p.setProperty("subscribe.liveness.timeout.ms", "0");
+    assertThatThrownBy(() -> FlexLogConfig.fromProperties(p))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("subscribe.liveness.timeout.ms");
+  }
+
+  @Test
   void shouldReadTheSubscriptionWindowAndRejectATinyOne() {
     Properties p = new Properties();
     p.setProperty("subscribe.window.bytes", "65536");

@@ -51,6 +51,43 @@ class TopologyRefreshTest {
   }
 
   @Test
+  void shouldResumeAShardWhoseReplicaFellSilentWithoutLossOrRepeats() {
+    // Shard 10 holds SNs 5, 6, 8, 9 and shard 11 holds 3. Progress is 6 at first, then 10. The
+    // first stream of shard 10 sends what it has up to 6 and then nothing ever again: only the
+    // liveness timeout can get the subscription past SN 6.
+    node.shardRecords.put(10, new long[] {5, 6, 8, 9});
+    node.shardRecords.put(11, new long[] {3});
+    node.subscribeProgress = 6;
+    node.silentSubscribes.add("10#1");
+    node.heartbeatEvery(50);
+    client =
+        FlexLog.connect(
+            FlexLogConfig.builder()
+                .bootstrapServers(node.bootstrap())
+                .subscribeLivenessTimeout(Duration.ofMillis(400))
+                .build());
+    try (RecordStream stream = client.subscribe("global", 1)) {
+      assertThat(stream.poll(Duration.ofSeconds(5)).sn()).isEqualTo(3);
+      assertThat(stream.poll(Duration.ofSeconds(5)).sn()).isEqualTo(5);
+      assertThat(stream.poll(Duration.ofSeconds(5)).sn()).isEqualTo(6);
+      node.subscribeProgress = 10; // the live stream of shard 11 says so in its heartbeats
+
+      List<Long> rest = new java.util.ArrayList<>();
+      for (LogRecord r = stream.poll(Duration.ofSeconds(5));
+          r != null && rest.size() < 2;
+          r = rest.size() < 2 ? stream.poll(Duration.ofSeconds(5)) : null) {
+        rest.add(r.sn());
+      }
+      assertThat(rest).containsExactly(8L, 9L);
+      assertThat(stream.poll(Duration.ofMillis(300))).isNull(); // nothing repeated
+    }
+    List<long[]> subscribes = List.copyOf(node.subscribes);
+    assertThat(subscribes.stream().filter(s -> s[0] == 10).map(s -> s[1]))
+        .as("shard 10 resumed after what it had")
+        .containsExactly(1L, 7L);
+  }
+
+  @Test
   void shouldSpreadAppendsRoundRobinAndKeepEachKeyOnOneShard() {
     FlexLog log = connect();
     for (int i = 0; i < 10; i++) {

@@ -1,6 +1,7 @@
 package io.flexlog.sequencer;
 
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TreeWatermarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.netty.buffer.ByteBuf;
@@ -101,6 +102,42 @@ final class Broadcaster {
     } finally {
       frame.release();
     }
+  }
+
+  /**
+   * Writes one TOPOLOGY_MARK of the color to every connection registered for one of the first
+   * {@code slotCount} shards of {@code slots} (those in the subtree before the change), once per
+   * connection, like {@link #writeWatermark(int, long, ShardSlots)}: so it travels behind every
+   * response and watermark written before it (DESIGN §3.4).
+   */
+  void writeMark(int colorId, long topologyVersion, long markSn, ShardSlots slots, int slotCount) {
+    long stamp = ++watermarkStamp;
+    ByteBuf frame =
+        TopologyMarkDescriptor.encode(alloc, 0L, colorId, colorId, topologyVersion, markSn);
+    try {
+      for (int slot = 0; slot < slotCount; slot++) {
+        ShardTargets targets = registry.targets(slots.shardId(slot));
+        if (targets == null) {
+          continue;
+        }
+        for (int p = 0; p < targets.capacity(); p++) {
+          PeerLink link = targets.link(p);
+          if (link != null && link.claimWatermark(stamp)) {
+            write(link, frame.retainedDuplicate());
+          }
+        }
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  /** Writes a TOPOLOGY_MARK down the edge {@code viaColorId} to a child node's connection. */
+  void writeTreeMark(
+      PeerLink child, int colorId, int viaColorId, long topologyVersion, long markSn) {
+    write(
+        child,
+        TopologyMarkDescriptor.encode(alloc, 0L, colorId, viaColorId, topologyVersion, markSn));
   }
 
   /** Writes a color's watermark to one replica connection (catch-up after its HELLO). */

@@ -80,12 +80,25 @@ final class ChildLinks {
     for (Routing.Edge edge : tables.routing().edgesTo(childNodeId)) {
       int position = topology.color(edge.colorId()).orElseThrow().parentId();
       for (int colorId : tables.routing().selfAndAncestors(position)) {
+        JoinMarks marks = catchUpMarks(position, colorId);
+        for (int i = 0; marks != null && i < marks.count(); i++) {
+          broadcaster.writeTreeMark(link, colorId, edge.colorId(), marks.version(i), marks.sn(i));
+        }
         long watermark = catchUpWatermark(position, colorId);
         if (watermark > 0) {
           broadcaster.writeTreeWatermark(link, colorId, edge.colorId(), watermark);
         }
       }
     }
+  }
+
+  private JoinMarks catchUpMarks(int position, int colorId) {
+    OrderingTables.HostedColor hosted = tables.hosted(colorId);
+    if (hosted != null) {
+      return hosted.marks;
+    }
+    ForwardRoute route = tables.route(position, colorId);
+    return route == null ? null : tables.marksVia(colorId, route.exitColorId());
   }
 
   private long catchUpWatermark(int position, int colorId) {
@@ -227,6 +240,16 @@ final class ChildLinks {
       PeerLink link = children.currentLink(edge.childNodeId());
       if (link != null) {
         broadcaster.writeTreeWatermark(link, colorId, edge.colorId(), watermark);
+      }
+    }
+  }
+
+  /** Writes a TOPOLOGY_MARK of {@code colorId} down each edge to the children's connections. */
+  void writeMark(int colorId, long topologyVersion, long markSn, Routing.Edge[] edges) {
+    for (Routing.Edge edge : edges) {
+      PeerLink link = children.currentLink(edge.childNodeId());
+      if (link != null) {
+        broadcaster.writeTreeMark(link, colorId, edge.colorId(), topologyVersion, markSn);
       }
     }
   }

@@ -51,27 +51,37 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
   private long publishedSn;
   private boolean watermarkDirty;
 
+  /** The topology version that added each slot's shard here. */
+  private long[] slotVersions = new long[0];
+
   /**
+   * @param topologyVersion the version {@code route} comes from
    * @param maxCount the most SNs one upward request may ask for (a role refuses larger ranges)
    */
   ForwardRoute(
-      Routing.Route route, int dedupWindow, int maxCount, SequencerMetrics.RouteMeters meters) {
+      Routing.Route route,
+      long topologyVersion,
+      int dedupWindow,
+      int maxCount,
+      SequencerMetrics.RouteMeters meters) {
     this.colorId = route.colorId();
     this.exitColorId = route.exitColorId();
     this.parentNodeId = route.parentNodeId();
     this.dedupWindow = dedupWindow;
     this.maxCount = maxCount;
     this.meters = meters;
-    update(route);
+    update(route, topologyVersion);
   }
 
   /** Takes the shards and child edges of a newer topology's version of this route. */
-  void update(Routing.Route route) {
+  void update(Routing.Route route, long topologyVersion) {
     for (int shardId : route.shardIds()) {
       if (slotByShard.get(shardId) < 0) {
         int slot = shardIds.length;
         shardIds = Arrays.copyOf(shardIds, slot + 1);
         shardIds[slot] = shardId;
+        slotVersions = Arrays.copyOf(slotVersions, slot + 1);
+        slotVersions[slot] = topologyVersion;
         slotByShard.put(shardId, slot);
       }
     }
@@ -239,6 +249,18 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
     watermarkDirty = false;
     releasedWatermark = upstreamWatermark;
     return releasedWatermark;
+  }
+
+  /**
+   * How many slots (the first ones: slots are only appended) hold shards this node knew before
+   * topology {@code version}: the shards a join mark of that version is about.
+   */
+  int slotsBefore(long version) {
+    int n = 0;
+    while (n < slotVersions.length && slotVersions[n] < version) {
+      n++;
+    }
+    return n;
   }
 
   /** The latest watermark written down to this route's replicas and children, 0 before any. */

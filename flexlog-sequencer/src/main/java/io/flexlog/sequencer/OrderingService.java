@@ -7,6 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -381,6 +382,12 @@ final class OrderingService {
     boolean wrote = false;
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
       if (coversAny(hosted.role, shardIds)) {
+        JoinMarks marks = hosted.marks;
+        for (int i = 0; i < marks.count(); i++) {
+          if (coversAny(hosted.role, marks.slotsBefore(i), shardIds)) {
+            writeMark(link, hosted.role.colorId(), marks, i);
+          }
+        }
         broadcaster.writeWatermark(link, hosted.role.colorId(), hosted.role.watermark());
         wrote = true;
       }
@@ -388,6 +395,13 @@ final class OrderingService {
     for (ForwardRoute route : tables.routes()) {
       long watermark = route.catchUpWatermark();
       if (watermark > 0 && coversAny(route, shardIds)) {
+        // Slots are judged now: the route may have gained shards since the mark came down.
+        JoinMarks marks = tables.marksVia(route.colorId(), route.exitColorId());
+        for (int i = 0; i < marks.count(); i++) {
+          if (coversAny(route, route.slotsBefore(marks.version(i)), shardIds)) {
+            writeMark(link, route.colorId(), marks, i);
+          }
+        }
         broadcaster.writeWatermark(link, route.colorId(), watermark);
         wrote = true;
       }
@@ -398,8 +412,21 @@ final class OrderingService {
     return wrote;
   }
 
+  // A join mark a (re)connected replica of a shard that was in the subtree before may have missed
+  // (a restarted replica lost the marks it kept), written ahead of its catch-up watermark.
+  private void writeMark(PeerLink link, int colorId, JoinMarks marks, int i) {
+    broadcaster.write(
+        link,
+        TopologyMarkDescriptor.encode(
+            broadcaster.alloc(), 0L, colorId, colorId, marks.version(i), marks.sn(i)));
+  }
+
   private static boolean coversAny(ShardSlots slots, int[] shardIds) {
-    for (int slot = 0; slot < slots.shardCount(); slot++) {
+    return coversAny(slots, slots.shardCount(), shardIds);
+  }
+
+  private static boolean coversAny(ShardSlots slots, int slotCount, int[] shardIds) {
+    for (int slot = 0; slot < slotCount; slot++) {
       for (int shardId : shardIds) {
         if (slots.shardId(slot) == shardId) {
           return true;
@@ -431,8 +458,19 @@ final class OrderingService {
       LOG.error("node {} refuses topology version {}: {}", nodeId, newer.version(), problem);
       return;
     }
+    List<OrderingTables.HostedColor> hostedColors = tables.hostedColors();
+    int[] shardsBefore = new int[hostedColors.size()];
+    for (int i = 0; i < shardsBefore.length; i++) {
+      shardsBefore[i] = hostedColors.get(i).role.shardCount();
+    }
     tables.install(newer);
     registry.update(newer);
+    for (int i = 0; i < shardsBefore.length; i++) {
+      OrderingTables.HostedColor hosted = hostedColors.get(i);
+      if (hosted.role.shardCount() > shardsBefore[i]) {
+        writeJoinMark(hosted, newer.version(), shardsBefore[i]);
+      }
+    }
     parentLinks.install();
     parentLinks.onTopologyChanged();
     childLinks.onTopologyChanged();
@@ -442,6 +480,31 @@ final class OrderingService {
         nodeId,
         newer.version(),
         tables.routing().hostedColors());
+  }
+
+  /**
+   * The subtree of a hosted color gained shards: takes the join mark, the next SN the role issues
+   * (every SN issued so far is below it, every SN a new shard can get is at or above it, also after
+   * an epoch change), and sends it to the replicas of the shards that were in the subtree before
+   * and down the child edges, behind everything already written to them and ahead of every later
+   * watermark (DESIGN §3.4). The new shards' replicas need none: a subscriber that streams from one
+   * already has a topology with them.
+   */
+  private void writeJoinMark(
+      OrderingTables.HostedColor hosted, long topologyVersion, int slotsBefore) {
+    OrderingRole role = hosted.role;
+    long markSn = role.watermark() + 1;
+    if (!hosted.marks.add(topologyVersion, markSn, slotsBefore)) {
+      return;
+    }
+    broadcaster.writeMark(role.colorId(), topologyVersion, markSn, role, slotsBefore);
+    childLinks.writeMark(role.colorId(), topologyVersion, markSn, hosted.edges);
+    LOG.info(
+        "color {}: subtree has {} shards at topology version {}; join mark at SN {}",
+        describe(role.color()),
+        role.shardCount(),
+        topologyVersion,
+        Sn.describe(markSn));
   }
 
   private static String describe(Color color) {

@@ -21,6 +21,7 @@ final class OrderingTables {
   static final class HostedColor {
     final OrderingRole role;
     final SequencerMetrics.RoleMeters meters;
+    final JoinMarks marks = new JoinMarks();
     Routing.Edge[] edges;
 
     HostedColor(OrderingRole role, SequencerMetrics.RoleMeters meters) {
@@ -43,6 +44,13 @@ final class OrderingTables {
   private final Long2ObjectHashMap<ForwardRoute> routes = new Long2ObjectHashMap<>();
   private final ArrayList<ForwardRoute> routeList = new ArrayList<>();
   private final Long2ObjectHashMap<ForwardRoute> routeByPosition = new Long2ObjectHashMap<>();
+
+  /**
+   * Join marks that came down each parent edge, by route key, whether or not this node has the
+   * route yet: a parent with a newer topology may send a mark before this node learns the route,
+   * and the shards that join the route meanwhile must still get it before the route's watermarks.
+   */
+  private final Long2ObjectHashMap<JoinMarks> marksByEdge = new Long2ObjectHashMap<>();
 
   OrderingTables(
       int nodeId,
@@ -80,13 +88,14 @@ final class OrderingTables {
         route =
             new ForwardRoute(
                 r,
+                topology.version(),
                 dedupWindow,
                 (int) Math.min(maxCounter, Integer.MAX_VALUE),
                 metrics.forRoute(topology.color(r.colorId()).orElseThrow().name()));
         routes.put(r.key(), route);
         routeList.add(route);
       } else {
-        route.update(r);
+        route.update(r, topology.version());
       }
     }
     routeByPosition.clear();
@@ -142,6 +151,17 @@ final class OrderingTables {
   /** The route of {@code colorId} leaving over the edge {@code exitColorId}, or null. */
   ForwardRoute routeVia(int colorId, int exitColorId) {
     return routes.get(Routing.Route.key(colorId, exitColorId));
+  }
+
+  /** The join marks of {@code colorId} that came down the edge {@code exitColorId}. */
+  JoinMarks marksVia(int colorId, int exitColorId) {
+    long key = Routing.Route.key(colorId, exitColorId);
+    JoinMarks marks = marksByEdge.get(key);
+    if (marks == null) {
+      marks = new JoinMarks();
+      marksByEdge.put(key, marks);
+    }
+    return marks;
   }
 
   List<ForwardRoute> routes() {

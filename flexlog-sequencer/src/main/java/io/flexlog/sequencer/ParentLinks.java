@@ -7,6 +7,7 @@ import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.RangeRequestDescriptor;
 import io.flexlog.core.protocol.RangeResponseDescriptor;
 import io.flexlog.core.protocol.SequencerHelloDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TreeWatermarkDescriptor;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
@@ -151,6 +152,7 @@ final class ParentLinks {
     switch (type) {
       case MessageType.RANGE_RESPONSE -> onRangeResponse(session, frame);
       case MessageType.TREE_WATERMARK -> onTreeWatermark(session, frame);
+      case MessageType.TOPOLOGY_MARK -> onTopologyMark(session, frame);
       case MessageType.ERROR -> onError(session, frame);
       default ->
           throw new ProtocolException(
@@ -209,6 +211,30 @@ final class ParentLinks {
     if (route.hasReleasableWatermark()) {
       endOfTurn.run();
     }
+  }
+
+  /**
+   * A join mark of the route's color from the parent: passed on at once to the route's replicas and
+   * child edges. Nothing the route writes later can precede it, and the parent sent it before any
+   * watermark that reaches the mark, so every replica gets it before such a watermark too.
+   */
+  private void onTopologyMark(ParentSession session, ByteBuf frame) {
+    int colorId = TopologyMarkDescriptor.colorId(frame);
+    int viaColorId = TopologyMarkDescriptor.scopeId(frame);
+    long version = TopologyMarkDescriptor.topologyVersion(frame);
+    long markSn = TopologyMarkDescriptor.markSn(frame);
+    if (!tables.marksVia(colorId, viaColorId).add(version, markSn, 0)) {
+      return; // passed down already (a catch-up after a reconnect repeats the marks)
+    }
+    ForwardRoute route = tables.routeVia(colorId, viaColorId);
+    if (route == null || route.parentNodeId() != session.parentNodeId) {
+      // Kept: replicas of shards that join the route later get it in their catch-up.
+      LOG.debug("node {}: keeping a topology mark for a route it does not have yet", nodeId);
+      return;
+    }
+    broadcaster.writeMark(colorId, version, markSn, route, route.slotsBefore(version));
+    childLinks.writeMark(colorId, version, markSn, route.edges());
+    endOfTurn.run(); // flushes
   }
 
   // The parent refused a request (topology not there yet, or it failed to order): send it again

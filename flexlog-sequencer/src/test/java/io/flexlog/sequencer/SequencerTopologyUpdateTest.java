@@ -17,6 +17,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -137,6 +138,45 @@ class SequencerTopologyUpdateTest {
 
     assertThat(metadata(connect(node))).isEqualTo(V2);
     assertThat(node.topology().version()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldSendTheJoinMarkToTheOldShardsReplicasBehindTheirResponsesAndWatermark()
+      throws Exception {
+    SequencerNode node = startNode();
+    RawFrameClient old = connect(node);
+    old.hello(10, 0);
+    old.next(MessageType.WATERMARK); // catch-up
+    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1), new Token(8, 2));
+    List<RawFrameClient.Entry> ordered = old.awaitOrdered(GLOBAL.id(), 2);
+    long last = ordered.get(1).sn();
+
+    node.updateTopology(V2);
+
+    ByteBuf mark = old.next(MessageType.TOPOLOGY_MARK);
+    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
+    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
+    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(last + 1);
+
+    RawFrameClient joined = connect(node);
+    joined.hello(11, NEW_SHARD);
+    joined.orderRequest(GLOBAL.id(), NEW_SHARD, 11, new Token(9, 1));
+    assertThat(joined.awaitOrdered(GLOBAL.id(), 1).get(0).sn()).isEqualTo(last + 1);
+    // The old shard's replica learns of that SN through a watermark, after the mark.
+    ByteBuf watermark = old.next(MessageType.WATERMARK);
+    assertThat(WatermarkDescriptor.watermark(watermark)).isEqualTo(last + 1);
+    node.updateTopology(V2); // the same version again: no second mark
+    assertThat(old.drain()).isEmpty();
+
+    // A replica of the old shard that reconnects (say, restarted and lost its marks) gets the
+    // mark again, ahead of its catch-up watermark; the new shard's replica got none above.
+    RawFrameClient restarted = connect(node);
+    restarted.hello(10, 0);
+    ByteBuf again = restarted.next(MessageType.TOPOLOGY_MARK);
+    assertThat(TopologyMarkDescriptor.markSn(again)).isEqualTo(last + 1);
+    assertThat(TopologyMarkDescriptor.topologyVersion(again)).isEqualTo(2);
+    assertThat(WatermarkDescriptor.watermark(restarted.next(MessageType.WATERMARK)))
+        .isEqualTo(last + 1);
   }
 
   @Test

@@ -80,12 +80,14 @@ class SequencerTreeSimulationTest {
     assumeTrue(ALL_SEEDS);
     assertThat(totals.drops + totals.crashes).isZero();
     assertThat(totals.issued).isGreaterThan(SEEDS * 20L);
+    assertThat(totals.marks).as("join marks that reached replicas of growing trees").isPositive();
   }
 
   private static final class Totals {
     long issued;
     long crashes;
     long drops;
+    long marks;
   }
 
   private static Totals runAll(long seedBase, Faults faults, int steps) {
@@ -96,6 +98,7 @@ class SequencerTreeSimulationTest {
       totals.issued += sim.issued;
       totals.crashes += sim.crashes;
       totals.drops += sim.drops;
+      totals.marks += sim.replicas.stream().mapToLong(r -> r.marks).sum();
     }
     return totals;
   }

@@ -10,6 +10,7 @@ import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Token;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.sequencer.RawFrameClient.Entry;
@@ -354,6 +355,72 @@ class SequencerTreeTest {
     assertThat(sns(blue.awaitOrdered(GLOBAL, 2)))
         .allSatisfy(sn -> assertThat(Sn.epoch(sn)).isEqualTo(root.epoch()));
     assertThat(left.topology().version()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldSendJoinMarksOfEveryGrownColorDownTheTreeAheadOfLaterWatermarks() throws Exception {
+    SequencerNode root = start(ROOT, topology);
+    SequencerNode left = start(LEFT_NODE, topology);
+    SequencerNode right = start(RIGHT_NODE, topology);
+    RawFrameClient old = replica(left, 100, LEFT_SHARD);
+    RawFrameClient other = replica(right, 200, RIGHT_SHARD);
+    old.orderRequest(GLOBAL, LEFT_SHARD, 100, tokens(21, 3));
+    long lastGlobal = sns(old.awaitOrdered(GLOBAL, 3)).get(2);
+    old.orderRequest(LEFT, LEFT_SHARD, 100, tokens(22, 2));
+    long lastLeft = sns(old.awaitOrdered(LEFT, 2)).get(1);
+    Topology v2 =
+        tree(
+            2,
+            List.of(new Color(5, "blue", LEFT, LEFT_NODE)),
+            List.of(new Shard(50, 5, List.of(300))));
+
+    root.updateTopology(v2);
+    left.updateTopology(v2);
+    right.updateTopology(v2);
+
+    // Both colors whose subtree grew mark it: global at the root (descending through the left
+    // node's route), left at the left node. Nothing reaches a mark before it.
+    java.util.Map<Integer, Long> marks = new java.util.HashMap<>();
+    java.util.Map<Integer, Long> watermarks = new java.util.HashMap<>();
+    while (marks.size() < 2) {
+      ByteBuf frame = old.next();
+      byte type = FrameDescriptor.type(frame);
+      if (type == MessageType.TOPOLOGY_MARK) {
+        int color = io.flexlog.core.protocol.TopologyMarkDescriptor.colorId(frame);
+        assertThat(io.flexlog.core.protocol.TopologyMarkDescriptor.topologyVersion(frame))
+            .isEqualTo(2);
+        marks.put(color, io.flexlog.core.protocol.TopologyMarkDescriptor.markSn(frame));
+      } else if (type == MessageType.WATERMARK) {
+        watermarks.merge(
+            WatermarkDescriptor.colorId(frame), WatermarkDescriptor.watermark(frame), Math::max);
+      }
+    }
+    assertThat(marks)
+        .containsOnlyKeys(GLOBAL, LEFT)
+        .containsEntry(GLOBAL, lastGlobal + 1)
+        .containsEntry(LEFT, lastLeft + 1);
+    assertThat(watermarks.getOrDefault(GLOBAL, 0L)).isLessThan(marks.get(GLOBAL));
+    assertThat(watermarks.getOrDefault(LEFT, 0L)).isLessThan(marks.get(LEFT));
+    // The right subtree did not grow; only global's mark reaches it, through the right node.
+    long rightMark = 0;
+    while (rightMark == 0) {
+      ByteBuf frame = other.next();
+      if (FrameDescriptor.type(frame) == MessageType.TOPOLOGY_MARK) {
+        assertThat(io.flexlog.core.protocol.TopologyMarkDescriptor.colorId(frame))
+            .isEqualTo(GLOBAL);
+        rightMark = io.flexlog.core.protocol.TopologyMarkDescriptor.markSn(frame);
+      }
+    }
+    assertThat(rightMark).isEqualTo(marks.get(GLOBAL));
+
+    RawFrameClient blue = replica(left, 300, 50);
+    blue.orderRequest(GLOBAL, 50, 300, tokens(23, 2));
+    assertThat(sns(blue.awaitOrdered(GLOBAL, 2)))
+        .allSatisfy(sn -> assertThat(sn).isGreaterThanOrEqualTo(marks.get(GLOBAL)));
+    blue.orderRequest(LEFT, 50, 300, tokens(24, 2));
+    assertThat(sns(blue.awaitOrdered(LEFT, 2)))
+        .allSatisfy(sn -> assertThat(sn).isGreaterThanOrEqualTo(marks.get(LEFT)));
+    assertThat(other.drain()).noneMatch(f -> FrameDescriptor.type(f) == MessageType.TOPOLOGY_MARK);
   }
 
   @Test

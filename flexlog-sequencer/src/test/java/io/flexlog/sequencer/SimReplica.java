@@ -8,6 +8,7 @@ import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.netty.buffer.ByteBuf;
@@ -58,6 +59,9 @@ final class SimReplica {
   private final Map<Integer, Long> firstWatermark = new HashMap<>();
   private final Map<Integer, Long> maxWatermark = new HashMap<>();
   final Map<Integer, Long> maxLearned = new HashMap<>();
+
+  /** TOPOLOGY_MARKs received, over all connections. */
+  int marks;
 
   /** The incarnation of the last WELCOME: a restarted sequencer process presents a larger one. */
   private int lastIncarnation;
@@ -161,6 +165,24 @@ final class SimReplica {
         world.checkWatermark(color, watermark);
         firstWatermark.putIfAbsent(color, watermark);
         maxWatermark.merge(color, watermark, Math::max);
+      }
+      case MessageType.TOPOLOGY_MARK -> {
+        // A join mark travels behind the responses and watermarks written before it and ahead of
+        // every later watermark: no watermark of this connection may have reached it yet.
+        int color = TopologyMarkDescriptor.colorId(frame);
+        long markSn = TopologyMarkDescriptor.markSn(frame);
+        long seen = maxWatermark.getOrDefault(color, 0L);
+        if (seen >= markSn) {
+          world.fail(
+              this
+                  + " got the join mark "
+                  + Sn.describe(markSn)
+                  + " of color "
+                  + color
+                  + " after watermark "
+                  + Sn.describe(seen));
+        }
+        marks++;
       }
       case MessageType.WELCOME -> {
         int incarnation = WelcomeDescriptor.incarnation(frame);

@@ -1060,7 +1060,9 @@ public final class ClientCore implements AutoCloseable {
           "a subscription starts at an SN >= 0 (0: from the beginning), got " + fromSn);
     }
     Color color = color(colorName);
-    List<Shard> shards = shardsOf(color.id());
+    Topology topology = topology(); // one snapshot: the shard set and its version
+    List<Shard> shards = new ArrayList<>(topology.shardsInSubtree(color.id()));
+    shards.sort(Comparator.comparingInt(Shard::id));
     if (shards.isEmpty()) {
       throw new FlexLogException("color '" + colorName + "' has no shard to subscribe to");
     }
@@ -1068,9 +1070,11 @@ public final class ClientCore implements AutoCloseable {
         new ClientSubscription(
             color,
             shards,
+            topology.version(),
             fromSn,
             config.subscribeWindowBytes(),
             config.requestTimeout().toNanos(),
+            config.subscribeLivenessTimeout().toNanos(),
             ThreadLocalRandom.current().nextInt(1 << 16),
             context,
             loop);
@@ -1091,10 +1095,10 @@ public final class ClientCore implements AutoCloseable {
     if (stream == null) {
       return; // a stream we left: its last frames may still arrive
     }
-    if (FrameDescriptor.type(frame) == MessageType.SUBSCRIBE_RECORDS) {
-      stream.owner.onRecords(stream, frame);
-    } else {
-      stream.owner.onProgress(stream, frame);
+    switch (FrameDescriptor.type(frame)) {
+      case MessageType.SUBSCRIBE_RECORDS -> stream.owner.onRecords(stream, frame);
+      case MessageType.TOPOLOGY_MARK -> stream.owner.onMark(stream, frame);
+      default -> stream.owner.onProgress(stream, frame);
     }
   }
 
@@ -1383,7 +1387,9 @@ public final class ClientCore implements AutoCloseable {
         switch (FrameDescriptor.type(frame)) {
           case MessageType.APPEND_ACK -> onAck(frame);
           case MessageType.READ_RESPONSE -> onReadResponse(frame);
-          case MessageType.SUBSCRIBE_RECORDS, MessageType.SUBSCRIBE_PROGRESS ->
+          case MessageType.SUBSCRIBE_RECORDS,
+                  MessageType.SUBSCRIBE_PROGRESS,
+                  MessageType.TOPOLOGY_MARK ->
               onSubscriptionFrame(frame);
           case MessageType.STAGE_ACK -> onStageAck(frame);
           case MessageType.GROUP_RESULT -> onGroupResult(frame);

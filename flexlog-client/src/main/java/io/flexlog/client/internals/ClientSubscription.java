@@ -8,12 +8,16 @@ import io.flexlog.core.error.TrimmedException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -33,6 +37,24 @@ import org.slf4j.LoggerFactory;
  * application takes it from the queue. So memory per subscription is bounded by the windows, and
  * the application's pace sets the replicas' pace.
  *
+ * <p>Topology changes (DESIGN §3.4): when the color's subtree gains shards, the role of the color
+ * takes a join mark {@code j} (every SN it gave before is below {@code j}, every SN a new shard can
+ * hold is at or above it) and every replica of the old shards delivers it on its streams before any
+ * record or progress at or above {@code j}. A mark of a topology newer than the subscription's
+ * makes the merger hold every release at or above {@code j} at once; the subscription refreshes the
+ * topology (again, every {@link #MARK_RETRY_NS}, until the fetched topology is at least the mark's
+ * version), opens a stream on every shard of the subtree it lacks, starting at {@code j} (or at its
+ * own start, if later), and then lifts the hold: the enlarged merge releases nothing at or above
+ * {@code j} before the new streams' progress passes it. Marks the subscription's topology already
+ * covers (it was opened, or refreshed, after the change) are ignored; a new stream opened below a
+ * shard's join mark is harmless, the shard has nothing of the color there.
+ *
+ * <p>Liveness: replicas send a heartbeat (a SUBSCRIBE_PROGRESS repeating the progress) on a
+ * subscription that has been idle for their heartbeat interval. A stream that hears nothing for
+ * {@code livenessTimeoutNs} is treated like a lost connection: the client unsubscribes from that
+ * replica and resumes the shard on the next one from {@link SubscriptionMerger#resumeSn}, so
+ * nothing is lost or repeated.
+ *
  * <p>Threading: the stream and merge state is confined to the client's event loop (methods named
  * {@code on...} and {@link #start}); the queue is shared with the application's thread under a
  * lock; consumption reaches the loop as a task.
@@ -40,20 +62,37 @@ import org.slf4j.LoggerFactory;
 final class ClientSubscription implements RecordStream {
   private static final Logger LOG = LoggerFactory.getLogger(ClientSubscription.class);
 
+  /** How soon a subscription asks again for a topology that is behind a join mark. */
+  static final long MARK_RETRY_NS = 50_000_000L;
+
   private final String colorName;
   private final int colorId;
   private final long fromSn;
   private final long windowBytes;
   private final long openTimeoutNs;
+  private final long livenessTimeoutNs;
+  private final int firstReplica;
   private final SubscriptionContext ctx;
   private final Executor loop;
   private final Runnable grantTask = this::onConsumed;
 
   // Loop-confined.
   private final SubscriptionMerger merger;
-  private final ShardStream[] streams;
-  private final long[] held;
+  private ShardStream[] streams;
+  private long[] held;
   private boolean stopped;
+  private long silentStreams;
+
+  /** The topology version the shard set comes from. */
+  private long topologyVersion;
+
+  /** Join marks of newer topologies not handled yet: (version, SN) pairs. */
+  private long[] markVersions = new long[2];
+
+  private long[] markSns = new long[2];
+  private int markCount;
+  private boolean markRefreshing;
+  private long markRetryAtNs;
   private final SubscriptionMerger.Sink sink =
       new SubscriptionMerger.Sink() {
         @Override
@@ -74,7 +113,7 @@ final class ClientSubscription implements RecordStream {
   private int[] queueShard = new int[64];
   private int head;
   private int size;
-  private final long[] consumed;
+  private long[] consumed;
   private long unreported;
   private boolean grantScheduled;
   private FlexLogException failure;
@@ -89,14 +128,19 @@ final class ClientSubscription implements RecordStream {
   private boolean creditLow;
 
   /**
+   * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
+   *     replica
    * @param firstReplica where each shard starts looking for a replica (spreads subscribers)
+   * @param topologyVersion the version of the topology {@code shards} come from
    */
   ClientSubscription(
       Color color,
       List<Shard> shards,
+      long topologyVersion,
       long fromSn,
       long windowBytes,
       long openTimeoutNs,
+      long livenessTimeoutNs,
       int firstReplica,
       SubscriptionContext ctx,
       Executor loop) {
@@ -105,6 +149,9 @@ final class ClientSubscription implements RecordStream {
     this.fromSn = fromSn;
     this.windowBytes = windowBytes;
     this.openTimeoutNs = openTimeoutNs;
+    this.livenessTimeoutNs = livenessTimeoutNs;
+    this.firstReplica = firstReplica;
+    this.topologyVersion = topologyVersion;
     this.ctx = ctx;
     this.loop = loop;
     this.merger = new SubscriptionMerger(shards.size(), fromSn);
@@ -155,6 +202,7 @@ final class ClientSubscription implements RecordStream {
     if (stopped || !stream.isStreaming()) {
       return;
     }
+    stream.lastHeardNs = ctx.nanoTime();
     int count = SubscribeRecordsDescriptor.count(frame);
     int at = SubscribeRecordsDescriptor.payloadsStart(frame);
     for (int i = 0; i < count; i++) {
@@ -178,9 +226,145 @@ final class ClientSubscription implements RecordStream {
     progress(stream, SubscribeRecordsDescriptor.progress(frame));
   }
 
+  /** TOPOLOGY_MARK for one of this subscription's streams. */
+  void onMark(ShardStream stream, ByteBuf frame) {
+    if (stopped || !stream.isStreaming()) {
+      return;
+    }
+    stream.lastHeardNs = ctx.nanoTime();
+    stream.onAnswer();
+    long version = TopologyMarkDescriptor.topologyVersion(frame);
+    long markSn = TopologyMarkDescriptor.markSn(frame);
+    if (version <= topologyVersion) {
+      return; // the shard set already includes what joined then
+    }
+    for (int i = 0; i < markCount; i++) {
+      if (markVersions[i] == version) {
+        return; // the same mark from another shard
+      }
+    }
+    if (markCount == markSns.length) {
+      markSns = Arrays.copyOf(markSns, markCount * 2);
+      markVersions = Arrays.copyOf(markVersions, markCount * 2);
+    }
+    markVersions[markCount] = version;
+    markSns[markCount] = markSn;
+    markCount++;
+    merger.holdFrom(Math.min(merger.holdSn(), markSn));
+    LOG.info(
+        "subscription to '{}': shards joined the subtree at topology version {} from SN {};"
+            + " holding SNs from there until their streams are open",
+        colorName,
+        version,
+        markSn);
+    refreshForMarks();
+  }
+
+  private void refreshForMarks() {
+    if (!markRefreshing) {
+      markRefreshing = true;
+      markRetryAtNs = 0;
+      ctx.refreshMetadata(this::afterMarkRefresh);
+    }
+  }
+
+  /** The topology was fetched for pending marks: join the new shards of the ones it covers. */
+  private void afterMarkRefresh() {
+    markRefreshing = false;
+    if (stopped || markCount == 0) {
+      return;
+    }
+    Topology topology = ctx.topology();
+    if (topology.color(colorId).filter(c -> c.name().equals(colorName)).isEmpty()) {
+      fail(new UnknownColorException("color '" + colorName + "' no longer exists"));
+      return;
+    }
+    long startSn = Long.MAX_VALUE;
+    int kept = 0;
+    for (int i = 0; i < markCount; i++) {
+      if (markVersions[i] <= topology.version()) {
+        startSn = Math.min(startSn, markSns[i]);
+      } else {
+        markVersions[kept] = markVersions[i];
+        markSns[kept++] = markSns[i];
+      }
+    }
+    if (startSn != Long.MAX_VALUE) {
+      joinShards(topology, startSn);
+    }
+    markCount = kept;
+    long hold = Long.MAX_VALUE;
+    for (int i = 0; i < markCount; i++) {
+      hold = Math.min(hold, markSns[i]);
+    }
+    merger.holdFrom(hold);
+    if (markCount > 0) {
+      markRetryAtNs = ctx.nanoTime() + MARK_RETRY_NS; // the metadata service is behind
+    }
+    merger.drain(sink);
+    grantCredits();
+  }
+
+  /** Opens a stream from {@code startSn} on every shard of the subtree the subscription lacks. */
+  private void joinShards(Topology topology, long startSn) {
+    topologyVersion = Math.max(topologyVersion, topology.version());
+    if (merger.lastReleased() >= startSn) {
+      LOG.warn(
+          "subscription to '{}': released SN {} before the join mark {} reached it; records of"
+              + " the new shards below SN {} are not delivered",
+          colorName,
+          merger.lastReleased(),
+          startSn,
+          merger.lastReleased() + 1);
+    }
+    List<Shard> subtree = new ArrayList<>(topology.shardsInSubtree(colorId));
+    subtree.sort(Comparator.comparingInt(Shard::id));
+    for (Shard shard : subtree) {
+      if (hasStreamFor(shard.id())) {
+        continue;
+      }
+      int index = merger.addShard(Math.max(startSn, merger.lastReleased() + 1));
+      ShardStream stream = new ShardStream(this, index, shard, firstReplica + index);
+      streams = Arrays.copyOf(streams, index + 1);
+      streams[index] = stream;
+      held = Arrays.copyOf(held, index + 1);
+      lock.lock();
+      try {
+        consumed = Arrays.copyOf(consumed, index + 1);
+      } finally {
+        lock.unlock();
+      }
+      LOG.info(
+          "subscription to '{}': shard {} joined at topology version {}",
+          colorName,
+          shard.id(),
+          topology.version());
+      open(stream);
+    }
+  }
+
+  private boolean hasStreamFor(int shardId) {
+    for (ShardStream stream : streams) {
+      if (stream.shard.id() == shardId) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The topology version of the subscription's shard set; loop-confined. */
+  long topologyVersion() {
+    return topologyVersion;
+  }
+
+  int streamCount() {
+    return streams.length;
+  }
+
   /** SUBSCRIBE_PROGRESS for one of this subscription's streams. */
   void onProgress(ShardStream stream, ByteBuf frame) {
     if (!stopped && stream.isStreaming()) {
+      stream.lastHeardNs = ctx.nanoTime();
       progress(stream, SubscribeProgressDescriptor.progress(frame));
     }
   }
@@ -252,10 +436,16 @@ final class ClientSubscription implements RecordStream {
     }
   }
 
-  /** Periodic: opens streams whose retry time came, fails those that never got an answer. */
+  /**
+   * Periodic: opens streams whose retry time came, fails those that never got an answer and those
+   * whose replica fell silent.
+   */
   void onTick(long nowNs) {
     if (stopped) {
       return;
+    }
+    if (markCount > 0 && !markRefreshing && markRetryAtNs != 0 && nowNs - markRetryAtNs >= 0) {
+      refreshForMarks();
     }
     for (ShardStream stream : streams) {
       if (stream.state == ShardStream.State.IDLE && nowNs - stream.retryAtNs >= 0) {
@@ -263,8 +453,23 @@ final class ClientSubscription implements RecordStream {
       } else if (stream.state == ShardStream.State.OPENING && nowNs - stream.deadlineNs > 0) {
         LOG.debug("subscription to '{}': no answer from {}", colorName, stream);
         failover(stream, true);
+      } else if (stream.isSilent(nowNs, livenessTimeoutNs)) {
+        silentStreams++;
+        LOG.warn(
+            "subscription to '{}': {} sent nothing, not even a heartbeat, for {} ms; resuming"
+                + " from SN {} at another replica",
+            colorName,
+            stream,
+            (nowNs - stream.lastHeardNs) / 1_000_000,
+            merger.resumeSn(stream.index));
+        failover(stream, true);
       }
     }
+  }
+
+  /** How many times a stream was left because its replica fell silent; loop-confined. */
+  long silentStreams() {
+    return silentStreams;
   }
 
   /** Ends the subscription with an error the application sees. */

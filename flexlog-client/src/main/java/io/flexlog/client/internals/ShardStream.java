@@ -47,6 +47,9 @@ final class ShardStream {
   long deadlineNs;
   long retryAtNs;
 
+  /** When the current replica last sent a frame of this stream (or when it was asked to open). */
+  long lastHeardNs;
+
   ShardStream(ClientSubscription owner, int index, Shard shard, int firstReplica) {
     this.owner = owner;
     this.index = index;
@@ -87,7 +90,17 @@ final class ShardStream {
                 ((acceptUnsynced ? SubscribeDescriptor.ACCEPT_UNSYNCED : 0)
                     | (refuseTrimmed ? SubscribeDescriptor.REFUSE_TRIMMED : 0))));
     state = State.OPENING;
-    deadlineNs = ctx.nanoTime() + openTimeoutNs;
+    lastHeardNs = ctx.nanoTime();
+    deadlineNs = lastHeardNs + openTimeoutNs;
+  }
+
+  /**
+   * True when the stream is open but its replica sent nothing, not even a heartbeat, for longer
+   * than {@code livenessTimeoutNs}: the replica or the link is dead (a half-open connection sends
+   * nothing and reports no error).
+   */
+  boolean isSilent(long nowNs, long livenessTimeoutNs) {
+    return state == State.OPEN && nowNs - lastHeardNs > livenessTimeoutNs;
   }
 
   /** The replica answered: the stream works. */

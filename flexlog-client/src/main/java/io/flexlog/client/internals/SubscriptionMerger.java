@@ -15,14 +15,22 @@ import java.util.ArrayDeque;
  * <p>A record whose SN was already released (the same record from two shards, or from a replica
  * re-sending after a failover) is dropped, as is one below the subscription's start.
  *
+ * <p>Topology changes: when a color's subtree gains shards from a join mark {@code j} on (DESIGN
+ * §3.4), the subscription calls {@link #holdFrom} with {@code j} as soon as the mark arrives, which
+ * stops every release at or above {@code j}, then {@link #addShard} for each new shard once it
+ * knows them, and finally lifts the hold. Records below {@code j} flow on meanwhile.
+ *
  * <p>Threading: not thread-safe; owned by the client's event loop.
  */
 final class SubscriptionMerger {
-  private final ArrayDeque<LogRecord>[] buffered;
-  private final long[] progress;
-  private final long[] lastSn;
+  private ArrayDeque<LogRecord>[] buffered;
+  private long[] progress;
+  private long[] lastSn;
   private final long fromSn;
   private long lastReleased;
+
+  /** No record at or above this SN is released (a join mark not handled yet). */
+  private long holdSn = Long.MAX_VALUE;
 
   /** Receives released (and dropped) records with the shard index they came from. */
   interface Sink {
@@ -77,13 +85,47 @@ final class SubscriptionMerger {
     return lastReleased;
   }
 
-  /** Every SN at or below this is decided: released, dropped or a hole. */
+  /**
+   * Every SN at or below this is decided: released, dropped or a hole. Capped below the hold (see
+   * {@link #holdFrom}).
+   */
   long releasedThrough() {
-    long min = Long.MAX_VALUE;
+    long min = holdSn - 1;
     for (long p : progress) {
       min = Math.min(min, p);
     }
     return min;
+  }
+
+  /**
+   * Releases nothing at or above {@code sn} from now on, until the hold is moved ({@link
+   * Long#MAX_VALUE} lifts it).
+   */
+  void holdFrom(long sn) {
+    holdSn = sn;
+  }
+
+  long holdSn() {
+    return holdSn;
+  }
+
+  /**
+   * Adds a shard whose stream starts at {@code startSn}: nothing below it can come from the shard
+   * (its progress starts just below it).
+   *
+   * @return the new shard's index
+   */
+  @SuppressWarnings("unchecked")
+  int addShard(long startSn) {
+    int index = progress.length;
+    buffered = java.util.Arrays.copyOf(buffered, index + 1);
+    progress = java.util.Arrays.copyOf(progress, index + 1);
+    lastSn = java.util.Arrays.copyOf(lastSn, index + 1);
+    long start = Math.max(0, Math.max(startSn, fromSn) - 1);
+    buffered[index] = new ArrayDeque<>();
+    progress[index] = start;
+    lastSn[index] = start;
+    return index;
   }
 
   /**

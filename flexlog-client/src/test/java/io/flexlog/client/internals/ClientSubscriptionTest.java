@@ -17,6 +17,7 @@ import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.Test;
 class ClientSubscriptionTest {
   private static final long WINDOW = 1000;
   private static final long OPEN_TIMEOUT_NS = 2_000_000_000L;
+  private static final long HEARTBEAT_NS = 1_000_000_000L;
+  private static final long LIVENESS_TIMEOUT_NS = 3 * HEARTBEAT_NS;
   private static final Color ORDERS = new Color(1, "orders", 0, 0);
   private static final Shard A = new Shard(10, 1, List.of(1, 2, 3));
   private static final Shard B = new Shard(11, 1, List.of(4, 5, 6));
@@ -151,7 +154,16 @@ class ClientSubscriptionTest {
   private ClientSubscription subscription(long fromSn) {
     ClientSubscription subscription =
         new ClientSubscription(
-            ORDERS, List.of(A, B), fromSn, WINDOW, OPEN_TIMEOUT_NS, 0, ctx, loopTasks::add);
+            ORDERS,
+            List.of(A, B),
+            ctx.topology.version(),
+            fromSn,
+            WINDOW,
+            OPEN_TIMEOUT_NS,
+            LIVENESS_TIMEOUT_NS,
+            0,
+            ctx,
+            loopTasks::add);
     subscription.start();
     return subscription;
   }
@@ -201,6 +213,29 @@ class ClientSubscriptionTest {
     } finally {
       frame.release();
     }
+  }
+
+  private void mark(ClientSubscription subscription, Sent open, long version, long markSn) {
+    ByteBuf frame =
+        TopologyMarkDescriptor.encode(
+            UnpooledByteBufAllocator.DEFAULT, open.id(), 1, open.shard(), version, markSn);
+    try {
+      subscription.onMark(ctx.registered.get(open.id()), frame);
+    } finally {
+      frame.release();
+    }
+  }
+
+  /** Shard 12 of color 'orders-eu' (3, a child of orders), added by topology version 2. */
+  private static final Shard C = new Shard(12, 3, List.of(2, 5));
+
+  private static Topology grownTopology() {
+    Topology v1 = clusterTopology(true);
+    List<Color> colors = new ArrayList<>(v1.colors());
+    colors.add(new Color(3, "orders-eu", ORDERS.id(), 0));
+    List<Shard> shards = new ArrayList<>(v1.shards());
+    shards.add(C);
+    return new Topology(2, List.copyOf(v1.nodes().values()), colors, shards);
   }
 
   private void error(ClientSubscription subscription, Sent open, ErrorCode code) {
@@ -396,6 +431,157 @@ class ClientSubscriptionTest {
         .extracting(Sent::id, Sent::node)
         .contains(org.assertj.core.groups.Tuple.tuple(a.id(), a.node()));
     assertThat(openFor(sent, A).node()).isNotEqualTo(a.node());
+  }
+
+  @Test
+  void shouldKeepAnIdleStreamWhoseReplicaSendsHeartbeats() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    progress(subscription, a, 5);
+    progress(subscription, b, 5);
+
+    for (int i = 0; i < 10; i++) {
+      ctx.now += HEARTBEAT_NS;
+      progress(subscription, a, 5); // heartbeats repeat the progress
+      progress(subscription, b, 5);
+      subscription.onTick(ctx.now);
+    }
+
+    assertThat(ctx.take()).isEmpty();
+    assertThat(subscription.silentStreams()).isZero();
+  }
+
+  @Test
+  void shouldResumeASilentStreamAtTheNextReplicaWithoutLossOrRepeats() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    records(subscription, a, 8, 3, 7);
+    progress(subscription, b, 5);
+    assertThat(pollAll(subscription)).containsExactly(3L);
+
+    // Shard B's replica keeps heartbeating; shard A's replica falls silent (half-open link).
+    for (int i = 0; i < 3; i++) {
+      ctx.now += HEARTBEAT_NS;
+      progress(subscription, b, 5);
+      subscription.onTick(ctx.now);
+    }
+    assertThat(ctx.take()).isEmpty(); // exactly the timeout: not yet
+
+    ctx.now += 1;
+    progress(subscription, b, 5);
+    subscription.onTick(ctx.now);
+
+    List<Sent> moved = ctx.take();
+    assertThat(moved)
+        .filteredOn(s -> s.type() == MessageType.UNSUBSCRIBE)
+        .extracting(Sent::id, Sent::node)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(a.id(), a.node()));
+    Sent reopened = openFor(moved, A);
+    assertThat(reopened.node()).isNotEqualTo(a.node()).isIn(A.replicaNodeIds());
+    assertThat(reopened.fromSn()).isEqualTo(9);
+    assertThat(moved).extracting(Sent::shard).doesNotContain(B.id());
+    assertThat(subscription.silentStreams()).isEqualTo(1);
+
+    // The old replica wakes up late: its frames are no longer routed to the subscription.
+    assertThat(ctx.registered).doesNotContainKey(a.id());
+    records(subscription, reopened, 12, 11);
+    progress(subscription, b, 12);
+    assertThat(pollAll(subscription)).containsExactly(7L, 11L);
+  }
+
+  @Test
+  void shouldReleaseNothingAtOrAboveAJoinMarkBeforeTheNewShardsStreamJoined() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    records(subscription, a, 3, 2);
+    mark(subscription, b, 2, 4);
+    records(subscription, b, 10, 6);
+    mark(subscription, a, 2, 4);
+    records(subscription, a, 10, 5);
+
+    assertThat(pollAll(subscription)).containsExactly(2L);
+    assertThat(ctx.pendingRefreshes).hasSize(1); // one refresh for both marks
+    assertThat(ctx.take()).noneMatch(s -> s.type() == MessageType.SUBSCRIBE);
+
+    ctx.completeRefresh(grownTopology());
+
+    Sent c = openFor(ctx.take(), C);
+    assertThat(c.fromSn()).isEqualTo(4);
+    assertThat(c.node()).isIn(C.replicaNodeIds());
+    assertThat(subscription.topologyVersion()).isEqualTo(2);
+    assertThat(subscription.streamCount()).isEqualTo(3);
+    assertThat(pollAll(subscription)).as("the new stream has not reported yet").isEmpty();
+
+    records(subscription, c, 10, 4, 7);
+    assertThat(pollAll(subscription)).containsExactly(4L, 5L, 6L, 7L);
+    progress(subscription, a, 20);
+    progress(subscription, b, 20);
+    records(subscription, c, 20, 15);
+    assertThat(pollAll(subscription)).containsExactly(15L);
+  }
+
+  @Test
+  void shouldKeepHoldingUntilTheFetchedTopologyReachesTheMarksVersion() {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    mark(subscription, a, 2, 4);
+    mark(subscription, b, 2, 4);
+    records(subscription, a, 10, 3, 5);
+    progress(subscription, b, 10);
+    assertThat(pollAll(subscription)).containsExactly(3L);
+
+    ctx.completeRefresh(clusterTopology(true)); // the metadata service is still at version 1
+    assertThat(ctx.take()).isEmpty();
+    subscription.onTick(ctx.now + ClientSubscription.MARK_RETRY_NS - 1);
+    assertThat(ctx.pendingRefreshes).isEmpty();
+    ctx.now += ClientSubscription.MARK_RETRY_NS;
+    subscription.onTick(ctx.now);
+    assertThat(ctx.pendingRefreshes).hasSize(1);
+    assertThat(pollAll(subscription)).isEmpty();
+
+    ctx.completeRefresh(grownTopology());
+    Sent c = openFor(ctx.take(), C);
+    assertThat(c.fromSn()).isEqualTo(4);
+    progress(subscription, c, 10);
+    assertThat(pollAll(subscription)).containsExactly(5L);
+  }
+
+  @Test
+  void shouldIgnoreAMarkItsTopologyAlreadyCovers() {
+    ctx.topology = grownTopology();
+    ClientSubscription subscription =
+        new ClientSubscription(
+            ORDERS,
+            List.of(A, B, C),
+            2,
+            0,
+            WINDOW,
+            OPEN_TIMEOUT_NS,
+            LIVENESS_TIMEOUT_NS,
+            0,
+            ctx,
+            loopTasks::add);
+    subscription.start();
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    Sent c = openFor(sent, C);
+
+    mark(subscription, a, 2, 4);
+    records(subscription, a, 10, 5);
+    progress(subscription, b, 10);
+    progress(subscription, c, 10);
+
+    assertThat(ctx.pendingRefreshes).isEmpty();
+    assertThat(pollAll(subscription)).containsExactly(5L);
   }
 
   @Test

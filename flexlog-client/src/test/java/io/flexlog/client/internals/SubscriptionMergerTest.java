@@ -30,6 +30,40 @@ class SubscriptionMergerTest {
   }
 
   @Test
+  void shouldReleaseNothingAtOrAboveTheHoldUntilAnAddedShardsProgressPassesIt() {
+    SubscriptionMerger merger = new SubscriptionMerger(2, 0);
+    merger.holdFrom(10); // a join mark at SN 10 arrived
+    merger.onRecord(0, record(4));
+    merger.onRecord(0, record(12));
+    merger.onRecord(1, record(11));
+    merger.onProgress(0, 20);
+    merger.onProgress(1, 20);
+    merger.drain(sink);
+    assertThat(released).containsExactly(4L);
+
+    int added = merger.addShard(10);
+    merger.holdFrom(Long.MAX_VALUE);
+    assertThat(added).isEqualTo(2);
+    assertThat(merger.resumeSn(added)).isEqualTo(10);
+    merger.drain(sink);
+    assertThat(released).as("the new shard has not reported").containsExactly(4L);
+
+    merger.onRecord(added, record(10));
+    merger.onProgress(added, 15);
+    merger.drain(sink);
+    assertThat(released).containsExactly(4L, 10L, 11L, 12L);
+    assertThat(merger.shardCount()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldStartAnAddedShardAtTheSubscriptionsStartWhenThatIsLater() {
+    SubscriptionMerger merger = new SubscriptionMerger(1, 50);
+    int added = merger.addShard(10);
+    assertThat(merger.resumeSn(added)).isEqualTo(50);
+    assertThat(merger.progress(added)).isEqualTo(49);
+  }
+
+  @Test
   void shouldHoldARecordUntilEveryShardsProgressHasPassedIt() {
     SubscriptionMerger merger = new SubscriptionMerger(2, 0);
     merger.onRecord(0, record(5));

@@ -37,6 +37,7 @@ public final class Frames {
       case MessageType.SUBSCRIBE_PROGRESS -> SubscribeProgressDescriptor.validate(frame);
       case MessageType.SUBSCRIBE_CREDIT -> SubscribeCreditDescriptor.validate(frame);
       case MessageType.UNSUBSCRIBE -> UnsubscribeDescriptor.validate(frame);
+      case MessageType.TOPOLOGY_MARK -> TopologyMarkDescriptor.validate(frame);
       case MessageType.STAGE -> StageDescriptor.validate(frame);
       case MessageType.STAGE_ACK -> StageAckDescriptor.validate(frame);
       case MessageType.COMMIT_GROUP -> CommitGroupDescriptor.validate(frame);

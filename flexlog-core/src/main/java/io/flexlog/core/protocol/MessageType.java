@@ -63,6 +63,12 @@ public final class MessageType {
   /** Client to replica: end a subscription. */
   public static final byte UNSUBSCRIBE = 16;
 
+  /**
+   * Sequencer to replica, parent sequencer to child, replica to subscriber: a color's subtree
+   * gained shards from an SN on (see {@link TopologyMarkDescriptor}).
+   */
+  public static final byte TOPOLOGY_MARK = 17;
+
   // Codes 30-39: atomic multi-color appends (DESIGN §3.7).
 
   /** Client to every replica of the broker shard: store one member of an atomic group. */
@@ -118,6 +124,7 @@ public final class MessageType {
       case SUBSCRIBE_PROGRESS -> "SUBSCRIBE_PROGRESS";
       case SUBSCRIBE_CREDIT -> "SUBSCRIBE_CREDIT";
       case UNSUBSCRIBE -> "UNSUBSCRIBE";
+      case TOPOLOGY_MARK -> "TOPOLOGY_MARK";
       case STAGE -> "STAGE";
       case STAGE_ACK -> "STAGE_ACK";
       case COMMIT_GROUP -> "COMMIT_GROUP";

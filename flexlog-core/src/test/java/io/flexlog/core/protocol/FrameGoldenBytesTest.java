@@ -248,6 +248,14 @@ class FrameGoldenBytesTest {
   }
 
   @Test
+  void topologyMarkMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.TopologyMark(REQUEST_ID, COLOR, SHARD, BOUND, SN),
+        "00000024 f10c 01 11 8182838485868788 31323334 41424344 7172737475767778"
+            + " 6162636465666768");
+  }
+
+  @Test
   void subscribeCreditMatchesDocumentedLayout() {
     assertGolden(
         new WireMessage.SubscribeCredit(REQUEST_ID, BOUND),

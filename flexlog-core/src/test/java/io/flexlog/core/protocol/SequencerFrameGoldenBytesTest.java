@@ -97,7 +97,20 @@ class SequencerFrameGoldenBytesTest {
   }
 
   @Test
+  void shouldRejectATopologyMarkWithoutAVersionOrAtSnZero() {
+    harness.write(frame(MessageType.TOPOLOGY_MARK, 0, body(24).setLong(8, 0).setLong(16, 5)));
+    assertProtocolFailure("TOPOLOGY_MARK topology version must be >= 1, got 0");
+  }
+
+  @Test
+  void shouldRejectATopologyMarkAtSnZero() {
+    harness.write(frame(MessageType.TOPOLOGY_MARK, 0, body(24).setLong(8, 2).setLong(16, 0)));
+    assertProtocolFailure("TOPOLOGY_MARK mark sn must be > 0, got 0");
+  }
+
+  @Test
   void shouldNameTheNewTypes() {
+    assertThat(MessageType.name(MessageType.TOPOLOGY_MARK)).isEqualTo("TOPOLOGY_MARK");
     assertThat(MessageType.name(MessageType.SEQUENCER_HELLO)).isEqualTo("SEQUENCER_HELLO");
     assertThat(MessageType.name(MessageType.RANGE_REQUEST)).isEqualTo("RANGE_REQUEST");
     assertThat(MessageType.name(MessageType.RANGE_RESPONSE)).isEqualTo("RANGE_RESPONSE");

@@ -191,6 +191,14 @@ sealed interface WireMessage {
     }
   }
 
+  record TopologyMark(long requestId, int colorId, int scopeId, long version, long markSn)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return TopologyMarkDescriptor.encode(alloc, requestId, colorId, scopeId, version, markSn);
+    }
+  }
+
   record Subscribe(
       long requestId, int colorId, int shardId, long fromSn, long initialCredit, byte flags)
       implements WireMessage {
@@ -465,6 +473,13 @@ sealed interface WireMessage {
               SubscribeDescriptor.initialCredit(frame),
               SubscribeDescriptor.flags(frame));
       case MessageType.SUBSCRIBE_RECORDS -> readSubscribeRecords(frame);
+      case MessageType.TOPOLOGY_MARK ->
+          new TopologyMark(
+              requestId,
+              TopologyMarkDescriptor.colorId(frame),
+              TopologyMarkDescriptor.scopeId(frame),
+              TopologyMarkDescriptor.topologyVersion(frame),
+              TopologyMarkDescriptor.markSn(frame));
       case MessageType.SUBSCRIBE_PROGRESS ->
           new SubscribeProgress(
               requestId,

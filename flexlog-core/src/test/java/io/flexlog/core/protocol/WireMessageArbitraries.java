@@ -174,7 +174,14 @@ final class WireMessageArbitraries {
             .as(WireMessage.SubscribeProgress::new),
         Combinators.combine(Arbitraries.longs(), Arbitraries.longs())
             .as(WireMessage.SubscribeCredit::new),
-        Arbitraries.longs().map(WireMessage.Unsubscribe::new));
+        Arbitraries.longs().map(WireMessage.Unsubscribe::new),
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.longs().greaterOrEqual(1),
+                Arbitraries.longs().greaterOrEqual(1))
+            .as(WireMessage.TopologyMark::new));
   }
 
   private static Arbitrary<Bytes> payloads() {

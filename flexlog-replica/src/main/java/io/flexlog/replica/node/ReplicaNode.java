@@ -132,7 +132,11 @@ public final class ReplicaNode implements AutoCloseable {
 
   /** Recovers the log, starts listening and connects to the sequencers. */
   public void start() throws InterruptedException {
-    run(engine::recover);
+    run(
+        () -> {
+          engine.recover();
+          engine.startHeartbeats();
+        });
     ServerBootstrap server =
         new ServerBootstrap()
             .group(group, group)
@@ -272,6 +276,7 @@ public final class ReplicaNode implements AutoCloseable {
     try {
       run(
           () -> {
+            engine.stopHeartbeats();
             linksBySequencer.values().forEach(SequencerLink::close);
             atomic.close();
             peers.close();

@@ -225,6 +225,7 @@ final class SequencerLink {
         switch (FrameDescriptor.type(frame)) {
           case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
           case MessageType.WATERMARK -> engine.onWatermark(sequencer.id(), frame);
+          case MessageType.TOPOLOGY_MARK -> engine.onTopologyMark(sequencer.id(), frame);
           case MessageType.WELCOME ->
               engine.onSequencerLinkUp(sequencer.id(), WelcomeDescriptor.incarnation(frame));
           case MessageType.ERROR -> onError(frame);

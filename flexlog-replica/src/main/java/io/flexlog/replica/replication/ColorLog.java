@@ -24,6 +24,16 @@ final class ColorLog {
   private long committedThrough;
   private long latestWatermark;
 
+  /**
+   * Join marks (DESIGN §3.4) in arrival order: {@code (topology version, mark SN)} pairs. Mark
+   * number {@code markBase + i} is at index {@code i}; subscriptions count marks by that number.
+   */
+  private long[] markVersions = new long[0];
+
+  private long[] markSns = new long[0];
+  private int markCount;
+  private long markBase;
+
   /** Assigned but not committed here (the ORDER_RESPONSE came before the record), sorted. */
   private long[] awaiting = new long[4];
 
@@ -52,6 +62,75 @@ final class ColorLog {
 
   long committedThrough() {
     return committedThrough;
+  }
+
+  /** The most marks kept once every subscription is past the oldest ones (see {@link #addMark}). */
+  static final int RETAINED_MARKS = 16;
+
+  /**
+   * Notes a join mark from the sequencer; a repeated version is ignored. Marks that every current
+   * subscription has delivered and passed are dropped once more than {@link #RETAINED_MARKS} are
+   * kept (the rest stay for subscriptions opened later from lower SNs, whose client may still have
+   * an older topology).
+   *
+   * @return true if the mark is new
+   */
+  boolean addMark(long topologyVersion, long markSn) {
+    for (int i = 0; i < markCount; i++) {
+      if (markVersions[i] == topologyVersion) {
+        return false;
+      }
+    }
+    if (markCount == markSns.length) {
+      markSns = Arrays.copyOf(markSns, Math.max(4, markCount * 2));
+      markVersions = Arrays.copyOf(markVersions, markSns.length);
+    }
+    markVersions[markCount] = topologyVersion;
+    markSns[markCount] = markSn;
+    markCount++;
+    dropPassedMarks();
+    return true;
+  }
+
+  private void dropPassedMarks() {
+    int drop = 0;
+    while (markCount - drop > RETAINED_MARKS && passedByAll(markBase + drop, markSns[drop])) {
+      drop++;
+    }
+    if (drop > 0) {
+      System.arraycopy(markSns, drop, markSns, 0, markCount - drop);
+      System.arraycopy(markVersions, drop, markVersions, 0, markCount - drop);
+      markCount -= drop;
+      markBase += drop;
+    }
+  }
+
+  private boolean passedByAll(long mark, long markSn) {
+    for (int i = 0; i < subscribers.size(); i++) {
+      Subscription s = subscribers.get(i);
+      if (s.nextMark <= mark || s.nextSn <= markSn) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The number of the oldest mark kept. */
+  long firstMark() {
+    return markBase;
+  }
+
+  /** One past the number of the newest mark. */
+  long endMark() {
+    return markBase + markCount;
+  }
+
+  long markVersion(long mark) {
+    return markVersions[(int) (mark - markBase)];
+  }
+
+  long markSn(long mark) {
+    return markSns[(int) (mark - markBase)];
   }
 
   void awaitRecord(long sn) {

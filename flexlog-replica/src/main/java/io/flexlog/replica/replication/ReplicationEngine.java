@@ -17,6 +17,7 @@ import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
@@ -95,6 +96,8 @@ public final class ReplicationEngine {
   private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
 
   private final TokenSync tokenSync;
+  private final Runnable heartbeatTask = this::heartbeat;
+  private io.netty.util.concurrent.ScheduledFuture<?> heartbeats;
 
   public ReplicationEngine(
       int nodeId,
@@ -137,6 +140,13 @@ public final class ReplicationEngine {
     FunctionCounter.builder(
             "flexlog.replica.subscription.records", subscriptions, SubscriptionService::recordsSent)
         .tag("node", node)
+        .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.subscription.heartbeats",
+            subscriptions,
+            SubscriptionService::heartbeatsSent)
+        .tag("node", node)
+        .description("SUBSCRIBE_PROGRESS heartbeats sent on idle subscriptions")
         .register(registry);
     FunctionCounter.builder("flexlog.replica.sync.rounds", tokenSync, TokenSync::roundsStarted)
         .tag("node", node)
@@ -487,6 +497,33 @@ public final class ReplicationEngine {
     scheduleEndOfTurn();
   }
 
+  /**
+   * Starts the subscription heartbeat timer: one timer for the engine, ticking {@link
+   * SubscriptionService#TICKS_PER_HEARTBEAT} times per {@link ReplicaLimits#heartbeatInterval()}
+   * (see {@link SubscriptionService}). Call once, on the engine's loop, before serving; {@link
+   * #stopHeartbeats} ends it.
+   */
+  public void startHeartbeats() {
+    if (heartbeats != null) {
+      throw new IllegalStateException("heartbeats already started");
+    }
+    long periodNs = limits.heartbeatInterval().toNanos() / SubscriptionService.TICKS_PER_HEARTBEAT;
+    heartbeats =
+        executor.scheduleAtFixedRate(heartbeatTask, periodNs, periodNs, TimeUnit.NANOSECONDS);
+  }
+
+  public void stopHeartbeats() {
+    if (heartbeats != null) {
+      heartbeats.cancel(false);
+    }
+  }
+
+  private void heartbeat() {
+    if (subscriptions.heartbeatTick() > 0) {
+      scheduleEndOfTurn(); // flushes the touched channels
+    }
+  }
+
   /** UNSUBSCRIBE: ends the subscription; unknown ids are ignored. */
   public void onUnsubscribe(Channel channel, ByteBuf frame) {
     subscriptions.close(channel, FrameDescriptor.requestId(frame));
@@ -613,6 +650,29 @@ public final class ReplicationEngine {
       if (topology.isInSubtree(shard.colorId(), colorId)
           && sequencerOf(shard.id()) == sequencerId) {
         log(shard.id(), colorId).onWatermark(watermark);
+      }
+    }
+    scheduleEndOfTurn();
+  }
+
+  /**
+   * A join mark from sequencer node {@code sequencerId} (DESIGN §3.4): the subtree of the color
+   * gained shards, whose records of the color all have SNs at or above the mark. Kept by every log
+   * of the color on the shards attached through that node (the connection that carries the color's
+   * watermarks to them, so the mark precedes every watermark that reaches it), and delivered by
+   * their subscriptions.
+   */
+  public void onTopologyMark(int sequencerId, ByteBuf frame) {
+    int colorId = TopologyMarkDescriptor.colorId(frame);
+    long version = TopologyMarkDescriptor.topologyVersion(frame);
+    long markSn = TopologyMarkDescriptor.markSn(frame);
+    for (Shard shard : hostedShards.values()) {
+      if (topology.isInSubtree(shard.colorId(), colorId)
+          && sequencerOf(shard.id()) == sequencerId) {
+        ColorLog log = log(shard.id(), colorId);
+        if (log.addMark(version, markSn) && !log.subscribers.isEmpty()) {
+          subscriptions.onMark(log);
+        }
       }
     }
     scheduleEndOfTurn();

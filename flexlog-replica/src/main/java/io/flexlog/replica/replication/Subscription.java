@@ -21,6 +21,15 @@ final class Subscription {
   /** The progress last sent, or -1 before the first frame. */
   long progressSent = -1;
 
+  /**
+   * The number of the next join mark of the log to deliver (see {@link ColorLog#addMark}); marks go
+   * out before anything else the pump sends, so before any record or progress at or above them.
+   */
+  long nextMark;
+
+  /** The heartbeat tick of the last frame sent (see {@link SubscriptionService#heartbeatTick}). */
+  long lastSendTick;
+
   /** In the service's ready queue. */
   boolean queued;
 
@@ -35,6 +44,7 @@ final class Subscription {
     this.id = id;
     this.log = log;
     this.nextSn = fromSn;
+    this.nextMark = log.firstMark();
     this.credit = credit;
     this.acceptUnsynced = acceptUnsynced;
   }

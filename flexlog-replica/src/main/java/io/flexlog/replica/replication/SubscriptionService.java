@@ -5,6 +5,7 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.netty.channel.Channel;
@@ -36,6 +37,23 @@ import org.agrona.collections.Long2ObjectHashMap;
  * a trim overtakes continues after the trim point (the engine refuses to open one that starts at a
  * trimmed SN).
  *
+ * <p>Topology changes: when a color's subtree gains shards, the color's role sends a join mark
+ * {@code (topology version, mark SN)} on the connections that carry its watermarks, so it reaches
+ * this replica before any watermark at or above the mark (DESIGN §3.4). Each subscription of the
+ * color delivers every mark of its log as a TOPOLOGY_MARK frame before whatever else it sends next:
+ * so before any record or progress at or above the mark, which is what lets the subscriber open
+ * streams on the new shards before it releases an SN that one of them could hold. A subscription
+ * also gets the marks kept from before it opened (its client may have an older topology); the
+ * client ignores marks its topology already covers.
+ *
+ * <p>Heartbeats: the engine calls {@link #heartbeatTick} {@link #TICKS_PER_HEARTBEAT} times per
+ * heartbeat interval from one timer; a subscription that sent nothing during the last {@link
+ * #TICKS_PER_HEARTBEAT} ticks gets a SUBSCRIBE_PROGRESS repeating the progress it last sent. So an
+ * idle subscription hears from its replica at least every interval plus one tick, a busy one gets
+ * no extra frames, and a subscriber that hears nothing for a few intervals knows the link or the
+ * replica is dead (not merely idle). The repeated progress tells the subscriber nothing new, so a
+ * heartbeat can never reorder anything.
+ *
  * <p>Threading: every method runs on the engine's event loop.
  */
 final class SubscriptionService {
@@ -48,14 +66,23 @@ final class SubscriptionService {
   /** Subscriptions one connection may hold open. */
   static final int MAX_PER_CONNECTION = 4096;
 
+  /** Heartbeat timer ticks per heartbeat interval (the timer's resolution). */
+  static final int TICKS_PER_HEARTBEAT = 4;
+
   private final int nodeId;
   private final LogStorage storage;
   private final RecordBatchWriter writer;
   private final Consumer<Channel> touch;
   private final Map<Channel, Long2ObjectHashMap<Subscription>> byChannel = new HashMap<>();
   private final ArrayDeque<Subscription> ready = new ArrayDeque<>();
+
+  /** Every open subscription, for the heartbeat scan (no iterator per tick). */
+  private final ArrayList<Subscription> all = new ArrayList<>();
+
+  private long tick;
   private int open;
   private long recordsSent;
+  private long heartbeatsSent;
 
   /**
    * @param touch marks a channel written to, so that the engine flushes it at the end of the turn
@@ -75,6 +102,10 @@ final class SubscriptionService {
     return recordsSent;
   }
 
+  long heartbeatsSent() {
+    return heartbeatsSent;
+  }
+
   /**
    * Opens a subscription; its first frame goes out when {@link #pumpReady} runs.
    *
@@ -91,8 +122,10 @@ final class SubscriptionService {
       return "a connection may hold at most " + MAX_PER_CONNECTION + " subscriptions";
     }
     Subscription subscription = new Subscription(channel, id, log, fromSn, credit, acceptUnsynced);
+    subscription.lastSendTick = tick;
     subscriptions.put(id, subscription);
     log.subscribers.add(subscription);
+    all.add(subscription);
     open++;
     enqueue(subscription);
     return null;
@@ -140,6 +173,11 @@ final class SubscriptionService {
     }
   }
 
+  /** A join mark was added to the log: its subscribers have it to deliver. */
+  void onMark(ColorLog log) {
+    onAdvanced(log);
+  }
+
   /** The log's {@code committedThrough} moved: its subscribers may have records to send. */
   void onAdvanced(ColorLog log) {
     for (int i = 0; i < log.subscribers.size(); i++) {
@@ -177,6 +215,7 @@ final class SubscriptionService {
       s.blocked = true;
       return;
     }
+    boolean marked = deliverMarks(s);
     long trimPoint = storage.trimPoint(log.colorId);
     if (s.nextSn <= trimPoint) {
       s.nextSn = trimPoint + 1; // trimmed records are never served (DESIGN §3.5)
@@ -219,13 +258,72 @@ final class SubscriptionService {
               s.channel.alloc(), s.id, log.colorId, log.shardId, progress),
           s.channel.voidPromise());
     } else {
+      if (marked) {
+        s.lastSendTick = tick;
+        touch.accept(s.channel);
+      }
       return;
     }
     s.progressSent = Math.max(s.progressSent, progress);
+    s.lastSendTick = tick;
     touch.accept(s.channel);
     if (!drained && s.credit > 0) {
       enqueue(s);
     }
+  }
+
+  /** Writes the log's marks the subscription has not delivered yet; true if there were any. */
+  private boolean deliverMarks(Subscription s) {
+    ColorLog log = s.log;
+    long end = log.endMark();
+    if (s.nextMark >= end) {
+      return false;
+    }
+    for (long mark = Math.max(s.nextMark, log.firstMark()); mark < end; mark++) {
+      s.channel.write(
+          TopologyMarkDescriptor.encode(
+              s.channel.alloc(),
+              s.id,
+              log.colorId,
+              log.shardId,
+              log.markVersion(mark),
+              log.markSn(mark)),
+          s.channel.voidPromise());
+    }
+    s.nextMark = end;
+    return true;
+  }
+
+  /**
+   * One tick of the heartbeat timer: sends a heartbeat on every subscription that sent nothing
+   * during the last {@link #TICKS_PER_HEARTBEAT} ticks. Channels written to are touched, so the
+   * caller's end of turn flushes them.
+   *
+   * @return how many heartbeats were sent
+   */
+  int heartbeatTick() {
+    tick++;
+    int sent = 0;
+    for (int i = 0; i < all.size(); i++) {
+      Subscription s = all.get(i);
+      if (tick - s.lastSendTick < TICKS_PER_HEARTBEAT
+          || s.progressSent < 0
+          || !s.channel.isActive()
+          || !s.channel.isWritable()) {
+        // Busy, not answered yet (its first pump does), or a channel that takes nothing now: an
+        // unwritable channel has frames in flight already, which is what the subscriber waits for.
+        continue;
+      }
+      s.channel.write(
+          SubscribeProgressDescriptor.encode(
+              s.channel.alloc(), s.id, s.log.colorId, s.log.shardId, s.progressSent),
+          s.channel.voidPromise());
+      s.lastSendTick = tick;
+      touch.accept(s.channel);
+      sent++;
+    }
+    heartbeatsSent += sent;
+    return sent;
   }
 
   private boolean refuseIfBlind(Subscription s) {
@@ -283,6 +381,7 @@ final class SubscriptionService {
     if (!subscription.closed) {
       subscription.closed = true;
       subscription.log.subscribers.remove(subscription);
+      all.remove(subscription);
       open--;
     }
   }

@@ -20,6 +20,7 @@ import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.UnsubscribeDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.storage.DurabilityMode;
@@ -36,6 +37,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -223,7 +225,18 @@ class SubscriptionTest {
 
   /** One decoded frame sent to the subscriber. */
   record Received(
-      byte type, long id, long progress, List<Long> sns, List<String> payloads, ErrorCode error) {
+      byte type,
+      long id,
+      long progress,
+      List<Long> sns,
+      List<String> payloads,
+      ErrorCode error,
+      long version) {
+    Received(
+        byte type, long id, long progress, List<Long> sns, List<String> payloads, ErrorCode error) {
+      this(type, id, progress, sns, payloads, error, 0);
+    }
+
     static Received of(ByteBuf frame) {
       byte type = FrameDescriptor.type(frame);
       long id = FrameDescriptor.requestId(frame);
@@ -246,6 +259,15 @@ class SubscriptionTest {
                 type, id, SubscribeProgressDescriptor.progress(frame), List.of(), List.of(), null);
         case MessageType.ERROR ->
             new Received(type, id, -1, List.of(), List.of(), ErrorDescriptor.code(frame));
+        case MessageType.TOPOLOGY_MARK ->
+            new Received(
+                type,
+                id,
+                TopologyMarkDescriptor.markSn(frame),
+                List.of(),
+                List.of(),
+                null,
+                TopologyMarkDescriptor.topologyVersion(frame));
         default -> throw new AssertionError("unexpected " + MessageType.name(type));
       };
     }
@@ -600,6 +622,205 @@ class SubscriptionTest {
 
     assertThat(payloads(drain())).containsExactly("right");
     assertThat(engine.topology().version()).isEqualTo(2);
+  }
+
+  // ------------------------------------------------------------------ join marks
+
+  private void mark(int color, long version, long markSn) {
+    ByteBuf frame =
+        TopologyMarkDescriptor.encode(ByteBufAllocator.DEFAULT, 0, color, color, version, markSn);
+    try {
+      Frames.validate(frame);
+      engine.onTopologyMark(0, frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+  }
+
+  /** Fails unless the mark is in {@code frames} before every record and progress at or above it. */
+  private static void assertMarkFirst(List<Received> frames, long version, long markSn) {
+    int at = -1;
+    for (int i = 0; i < frames.size(); i++) {
+      Received f = frames.get(i);
+      if (f.type() == MessageType.TOPOLOGY_MARK && f.version() == version) {
+        assertThat(f.progress()).isEqualTo(markSn);
+        at = i;
+        break;
+      }
+      assertThat(f.progress()).as("progress of frame %d before the mark", i).isLessThan(markSn);
+      assertThat(f.sns()).as("records of frame %d before the mark", i).allMatch(sn -> sn < markSn);
+    }
+    assertThat(at).as("the mark of version %d among %s", version, frames).isNotNegative();
+  }
+
+  @Test
+  void shouldDeliverAJoinMarkBeforeAnyRecordOrProgressAtOrAboveIt() {
+    watermark(GLOBAL, E1);
+    commit(SHARD_G, GLOBAL, sn(1), "a");
+    watermark(GLOBAL, sn(1));
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    List<Received> frames = new ArrayList<>(drain());
+    commit(SHARD_G, GLOBAL, sn(2), "b");
+
+    mark(GLOBAL, 2, sn(3));
+    commit(SHARD_G, GLOBAL, sn(3), "c");
+    commit(SHARD_G, GLOBAL, sn(5), "e");
+    watermark(GLOBAL, sn(6));
+    frames.addAll(drain());
+
+    assertMarkFirst(frames, 2, sn(3));
+    assertThat(sns(frames)).containsExactly(sn(1), sn(2), sn(3), sn(5));
+    assertThat(frames.get(frames.size() - 1).progress()).isEqualTo(sn(6));
+    assertThat(frames).filteredOn(f -> f.type() == MessageType.TOPOLOGY_MARK).hasSize(1);
+  }
+
+  @Test
+  void shouldDeliverAMarkThatArrivesWhileTheSubscriptionIsOutOfCreditAheadOfLaterRecords() {
+    watermark(GLOBAL, E1);
+    subscribe(1, GLOBAL, SHARD_G, 0, 0, (byte) 0); // no credit
+    assertThat(drain()).hasSize(1);
+    commit(SHARD_G, GLOBAL, sn(1), "a");
+    commit(SHARD_G, GLOBAL, sn(4), "d");
+    mark(GLOBAL, 3, sn(2));
+    watermark(GLOBAL, sn(4));
+    List<Received> frames = new ArrayList<>(drain());
+
+    credit(1, LOTS);
+    frames.addAll(drain());
+
+    assertMarkFirst(frames, 3, sn(2));
+    assertThat(sns(frames)).containsExactly(sn(1), sn(4));
+  }
+
+  @Test
+  void shouldGiveASubscriptionOpenedAfterAMarkThatMarkFirstAndIgnoreARepeatedOne() {
+    watermark(GLOBAL, E1);
+    mark(GLOBAL, 2, sn(3));
+    mark(GLOBAL, 2, sn(3)); // the same mark again
+    commit(SHARD_G, GLOBAL, sn(4), "d");
+    watermark(GLOBAL, sn(4));
+
+    subscribe(7, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    List<Received> frames = drain();
+
+    assertThat(frames.get(0).type()).isEqualTo(MessageType.TOPOLOGY_MARK);
+    assertThat(frames.get(0).id()).isEqualTo(7);
+    assertThat(frames.get(0).version()).isEqualTo(2);
+    assertThat(frames.get(0).progress()).isEqualTo(sn(3));
+    assertThat(frames).filteredOn(f -> f.type() == MessageType.TOPOLOGY_MARK).hasSize(1);
+    assertThat(sns(frames)).containsExactly(sn(4));
+  }
+
+  @Test
+  void shouldKeepMarksOfAColorApartFromOtherColorsAndShards() {
+    watermark(GLOBAL, E1);
+    watermark(LEFT, E1);
+    subscribe(1, LEFT, SHARD_L, 0, LOTS, (byte) 0);
+    subscribe(2, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    drain();
+
+    mark(LEFT, 4, sn(9));
+
+    assertThat(drain())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.type()).isEqualTo(MessageType.TOPOLOGY_MARK);
+              assertThat(f.id()).isEqualTo(1);
+            });
+  }
+
+  // ------------------------------------------------------------------ heartbeats
+
+  /** One tick of the heartbeat timer on the frozen clock: a quarter of the default interval. */
+  private void heartbeatTick() {
+    loop.advanceTimeBy(
+        ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL.toNanos()
+            / SubscriptionService.TICKS_PER_HEARTBEAT,
+        TimeUnit.NANOSECONDS);
+    loop.runScheduledPendingTasks();
+    loop.runPendingTasks();
+  }
+
+  @Test
+  void shouldSendTheCurrentProgressAsAHeartbeatOnceASubscriptionWasIdleForAnInterval() {
+    loop.freezeTime();
+    engine.startHeartbeats();
+    watermark(GLOBAL, E1);
+    commit(SHARD_G, GLOBAL, sn(1), "a");
+    watermark(GLOBAL, sn(2));
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    assertThat(sns(drain())).containsExactly(sn(1));
+
+    for (int round = 0; round < 3; round++) {
+      for (int i = 1; i < SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+        heartbeatTick();
+        assertThat(drain()).as("round %d, tick %d", round, i).isEmpty();
+      }
+      heartbeatTick();
+      List<Received> heartbeat = drain();
+      assertThat(heartbeat).as("round %d", round).hasSize(1);
+      assertThat(heartbeat.get(0).type()).isEqualTo(MessageType.SUBSCRIBE_PROGRESS);
+      assertThat(heartbeat.get(0).id()).isEqualTo(1);
+      assertThat(heartbeat.get(0).progress()).isEqualTo(sn(2));
+    }
+    engine.stopHeartbeats();
+    for (int i = 0; i < 2 * SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      heartbeatTick();
+    }
+    assertThat(drain()).isEmpty();
+  }
+
+  @Test
+  void shouldSendNoHeartbeatWhileRecordsFlowAndHeartbeatAgainOnceIdle() {
+    loop.freezeTime();
+    engine.startHeartbeats();
+    watermark(GLOBAL, E1);
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    assertThat(drain()).hasSize(1); // the opening progress
+
+    for (int i = 1; i <= 4 * SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      commit(SHARD_G, GLOBAL, sn(i), "r" + i);
+      watermark(GLOBAL, sn(i));
+      heartbeatTick();
+      List<Received> frames = drain();
+      assertThat(frames).as("tick %d", i).hasSize(1);
+      assertThat(frames.get(0).type()).isEqualTo(MessageType.SUBSCRIBE_RECORDS);
+      assertThat(frames.get(0).sns()).containsExactly(sn(i));
+    }
+    for (int i = 0; i < SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      heartbeatTick();
+    }
+    List<Received> idle = drain();
+    assertThat(idle).hasSize(1);
+    assertThat(idle.get(0).type()).isEqualTo(MessageType.SUBSCRIBE_PROGRESS);
+    assertThat(idle.get(0).progress()).isEqualTo(sn(4 * SubscriptionService.TICKS_PER_HEARTBEAT));
+  }
+
+  @Test
+  void shouldRejectAHeartbeatIntervalBelowTheMinimumNamingTheKey() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new ReplicaLimits(1 << 20, Duration.ofMillis(1), 10, Duration.ofMillis(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("subscribe.heartbeat-interval");
+  }
+
+  @Test
+  void shouldSendNoHeartbeatOnAClosedSubscription() {
+    loop.freezeTime();
+    engine.startHeartbeats();
+    watermark(GLOBAL, E1);
+    subscribe(1, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    subscribe(2, GLOBAL, SHARD_G, 0, LOTS, (byte) 0);
+    assertThat(drain()).hasSize(2);
+    unsubscribe(1);
+
+    for (int i = 0; i < SubscriptionService.TICKS_PER_HEARTBEAT; i++) {
+      heartbeatTick();
+    }
+
+    assertThat(drain()).extracting(Received::id).containsExactly(2L);
   }
 
   private byte readStatus(int color, long sn) {
