@@ -60,7 +60,10 @@ public final class Nodes {
                   self.host(),
                   self.port(),
                   new ReplicaLimits(
-                      maxRecordBytes, settings.readHold(), ReplicaLimits.DEFAULT_DEDUP_WINDOW),
+                      maxRecordBytes,
+                      settings.readHold(),
+                      ReplicaLimits.DEFAULT_DEDUP_WINDOW,
+                      settings.subscribeHeartbeat()),
                   settings.atomic()),
               topology,
               storage,

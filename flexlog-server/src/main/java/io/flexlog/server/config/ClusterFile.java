@@ -59,6 +59,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *   atomic-result-retention-ms: 600000    # finished atomic groups remembered this long
  *   atomic-result-retention-count: 100000 # and at most this many
  *   atomic-abandon-after-ms: 60000        # staged groups without commit aborted after this
+ *   atomic-forward-retry-ms: 200          # first retry of a forwarded member, doubling
+ *   atomic-forward-retry-max-ms: 10000    # up to this
+ *   subscribe-heartbeat-ms: 1000          # idle subscriptions repeat their progress this often
  * }</pre>
  *
  * <p>{@code admin-port} may be given on the sequencer node that hosts the root color: that node
@@ -86,7 +89,10 @@ public final class ClusterFile {
           "metrics-port",
           "atomic-result-retention-ms",
           "atomic-result-retention-count",
-          "atomic-abandon-after-ms");
+          "atomic-abandon-after-ms",
+          "atomic-forward-retry-ms",
+          "atomic-forward-retry-max-ms",
+          "subscribe-heartbeat-ms");
 
   private final Path source;
   private final Topology topology;
@@ -321,8 +327,16 @@ public final class ClusterFile {
                       node.getOrDefault(
                           "atomic-abandon-after-ms", defaults.abandonAfter().toMillis()),
                       "node.atomic-abandon-after-ms")),
-              defaults.forwardRetry(),
-              defaults.forwardRetryMax());
+              Duration.ofMillis(
+                  integer(
+                      node.getOrDefault(
+                          "atomic-forward-retry-ms", defaults.forwardRetry().toMillis()),
+                      "node.atomic-forward-retry-ms")),
+              Duration.ofMillis(
+                  integer(
+                      node.getOrDefault(
+                          "atomic-forward-retry-max-ms", defaults.forwardRetryMax().toMillis()),
+                      "node.atomic-forward-retry-max-ms")));
     } catch (InvalidArgumentException e) {
       throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
     }
@@ -339,7 +353,12 @@ public final class ClusterFile {
         watermark,
         segmentDir,
         segment,
-        atomic);
+        atomic,
+        Duration.ofMillis(
+            integer(
+                node.getOrDefault(
+                    "subscribe-heartbeat-ms", ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL.toMillis()),
+                "node.subscribe-heartbeat-ms")));
   }
 
   /**

@@ -2,6 +2,7 @@ package io.flexlog.server.config;
 
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.replica.atomic.AtomicConfig;
+import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.TieredStorageConfig;
@@ -39,7 +40,8 @@ public record NodeSettings(
     double pmHighWatermark,
     Path segmentDir,
     long segmentBytes,
-    AtomicConfig atomic) {
+    AtomicConfig atomic,
+    Duration subscribeHeartbeat) {
   public static final String AUTO = "auto";
   public static final long DEFAULT_PM_BYTES = 256L << 20;
   public static final String SEGMENTS_SUBDIR = "segments";
@@ -68,6 +70,16 @@ public record NodeSettings(
     if (atomic == null) {
       atomic = AtomicConfig.defaults();
     }
+    if (subscribeHeartbeat == null) {
+      subscribeHeartbeat = ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL;
+    }
+    if (subscribeHeartbeat.compareTo(ReplicaLimits.MIN_HEARTBEAT_INTERVAL) < 0) {
+      throw new IllegalArgumentException(
+          "subscribe-heartbeat-ms must be at least "
+              + ReplicaLimits.MIN_HEARTBEAT_INTERVAL.toMillis()
+              + ", got "
+              + subscribeHeartbeat.toMillis());
+    }
     try {
       new TieredStorageConfig(cacheBytes, pmHighWatermark, segmentDir, segmentBytes);
     } catch (InvalidArgumentException e) {
@@ -79,6 +91,38 @@ public record NodeSettings(
               .replace(TieredStorageConfig.SEGMENT_BYTES, "segment-bytes"),
           e);
     }
+  }
+
+  /** Settings with the default subscription heartbeat interval. */
+  public NodeSettings(
+      int nodeId,
+      Path dataDir,
+      String engine,
+      DurabilityMode durability,
+      long pmBytes,
+      long chunkBytes,
+      Duration readHold,
+      int metricsPort,
+      long cacheBytes,
+      double pmHighWatermark,
+      Path segmentDir,
+      long segmentBytes,
+      AtomicConfig atomic) {
+    this(
+        nodeId,
+        dataDir,
+        engine,
+        durability,
+        pmBytes,
+        chunkBytes,
+        readHold,
+        metricsPort,
+        cacheBytes,
+        pmHighWatermark,
+        segmentDir,
+        segmentBytes,
+        atomic,
+        null);
   }
 
   /** Settings with the defaults of atomic appends. */

@@ -10,7 +10,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The atomic-append keys of a cluster file's {@code node:} section. */
+/** The atomic-append and subscription keys of a cluster file's {@code node:} section. */
 class AtomicSettingsTest {
   @TempDir Path dir;
 
@@ -41,12 +41,16 @@ class AtomicSettingsTest {
         settings(
                 "  atomic-result-retention-ms: 5000\n"
                     + "  atomic-result-retention-count: 7\n"
-                    + "  atomic-abandon-after-ms: 3000\n")
+                    + "  atomic-abandon-after-ms: 3000\n"
+                    + "  atomic-forward-retry-ms: 50\n"
+                    + "  atomic-forward-retry-max-ms: 800\n")
             .atomic();
 
     assertThat(atomic.resultRetention()).isEqualTo(Duration.ofSeconds(5));
     assertThat(atomic.resultRetentionCount()).isEqualTo(7);
     assertThat(atomic.abandonAfter()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(atomic.forwardRetry()).isEqualTo(Duration.ofMillis(50));
+    assertThat(atomic.forwardRetryMax()).isEqualTo(Duration.ofMillis(800));
   }
 
   @Test
@@ -63,5 +67,21 @@ class AtomicSettingsTest {
         .hasMessageContaining("atomic.abandon-after must be > 0");
     assertThatThrownBy(() -> settings("  atomic-result-retention-count: many\n"))
         .hasMessageContaining("node.atomic-result-retention-count: 'many' is not an integer");
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "  atomic-forward-retry-ms: 500\n" + "  atomic-forward-retry-max-ms: 100\n"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be at least");
+  }
+
+  @Test
+  void shouldReadTheSubscriptionHeartbeatKey() throws Exception {
+    assertThat(settings("").subscribeHeartbeat()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(settings("  subscribe-heartbeat-ms: 250\n").subscribeHeartbeat())
+        .isEqualTo(Duration.ofMillis(250));
+    assertThatThrownBy(() -> settings("  subscribe-heartbeat-ms: 1\n"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("subscribe-heartbeat-ms must be at least 4, got 1");
   }
 }
