@@ -93,39 +93,7 @@ public record NodeSettings(
     }
   }
 
-  /** Settings with the default subscription heartbeat interval. */
-  public NodeSettings(
-      int nodeId,
-      Path dataDir,
-      String engine,
-      DurabilityMode durability,
-      long pmBytes,
-      long chunkBytes,
-      Duration readHold,
-      int metricsPort,
-      long cacheBytes,
-      double pmHighWatermark,
-      Path segmentDir,
-      long segmentBytes,
-      AtomicConfig atomic) {
-    this(
-        nodeId,
-        dataDir,
-        engine,
-        durability,
-        pmBytes,
-        chunkBytes,
-        readHold,
-        metricsPort,
-        cacheBytes,
-        pmHighWatermark,
-        segmentDir,
-        segmentBytes,
-        atomic,
-        null);
-  }
-
-  /** Settings with the defaults of atomic appends. */
+  /** Settings with the defaults of atomic appends and the default subscription heartbeat. */
   public NodeSettings(
       int nodeId,
       Path dataDir,
@@ -152,7 +120,8 @@ public record NodeSettings(
         pmHighWatermark,
         segmentDir,
         segmentBytes,
-        AtomicConfig.defaults());
+        AtomicConfig.defaults(),
+        null);
   }
 
   /** Settings with the storage tiers' defaults (segments under {@code <data-dir>/segments}). */
@@ -205,6 +174,7 @@ public record NodeSettings(
         pmHighWatermark,
         segmentDir,
         segmentBytes,
-        atomic);
+        atomic,
+        subscribeHeartbeat);
   }
 }

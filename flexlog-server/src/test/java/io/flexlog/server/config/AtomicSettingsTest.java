@@ -78,7 +78,9 @@ class AtomicSettingsTest {
   @Test
   void shouldReadTheSubscriptionHeartbeatKey() throws Exception {
     assertThat(settings("").subscribeHeartbeat()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(settings("  subscribe-heartbeat-ms: 250\n").subscribeHeartbeat())
+    NodeSettings quarter = settings("  subscribe-heartbeat-ms: 250\n");
+    assertThat(quarter.subscribeHeartbeat()).isEqualTo(Duration.ofMillis(250));
+    assertThat(quarter.withCacheBytes(1L << 20).subscribeHeartbeat())
         .isEqualTo(Duration.ofMillis(250));
     assertThatThrownBy(() -> settings("  subscribe-heartbeat-ms: 1\n"))
         .isInstanceOf(IllegalArgumentException.class)
