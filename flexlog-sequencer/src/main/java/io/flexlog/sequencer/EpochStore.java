@@ -28,7 +28,7 @@ import java.nio.file.StandardOpenOption;
  * <p>Threading: {@link #advance} is called by one thread at a time (the node's event loop after
  * start); {@link #current} may be read from any thread.
  */
-public final class EpochStore implements OrderingRole.NodeEpochs {
+public final class EpochStore implements NodeEpochs {
   static final String FILE_NAME = "epoch";
   private static final String TEMP_NAME = "epoch.tmp";
 

@@ -9,7 +9,7 @@ package io.flexlog.sequencer;
  * <p>Threading: every callback the runtime makes into the service, and every task it runs, happens
  * on the one thread that owns the service.
  */
-interface NodeRuntime {
+public interface NodeRuntime {
   /** Runs {@code task} on the service's thread after the work already queued (end of turn). */
   void execute(Runnable task);
 

@@ -31,24 +31,6 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   /** Result of {@link #offer}: the token is already in this turn's batch. */
   static final long PENDING = -1L;
 
-  /** Told about every SN issued, in issue order; the simulation checks invariants with it. */
-  @FunctionalInterface
-  interface IssueObserver {
-    void onIssued(int colorId, long firstSn, int count);
-  }
-
-  /** Hands out durable epochs; called on counter overflow. */
-  @FunctionalInterface
-  interface EpochSource {
-    /** Makes the next epoch durable and returns it; throws if it cannot be made durable. */
-    int advance();
-  }
-
-  /** A node's durable epoch: the current one (new roles start in it) and the next ones. */
-  interface NodeEpochs extends EpochSource {
-    int current();
-  }
-
   private final Color color;
   private int[] shardIds;
   private final Int2IntHashMap slotByShard;

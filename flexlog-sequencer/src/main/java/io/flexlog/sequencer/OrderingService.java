@@ -7,7 +7,6 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
-import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -41,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading contract: every method must be called on the thread that owns the runtime (the
  * node's single event loop). That confinement is why no state here is locked.
  */
-final class OrderingService {
+public final class OrderingService {
   private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
 
   private final int nodeId;
@@ -52,6 +51,7 @@ final class OrderingService {
   private final Broadcaster broadcaster;
   private final ChildLinks childLinks;
   private final ParentLinks parentLinks;
+  private final CatchUp catchUp;
   private final Runnable endTurnTask = this::endTurn;
   private boolean turnScheduled;
 
@@ -65,17 +65,17 @@ final class OrderingService {
    * @param maxCounter the last counter of an epoch ({@link Sn#MAX_COUNTER} in production)
    * @param observer told about every SN issued by a hosted role, or null
    */
-  OrderingService(
+  public OrderingService(
       int nodeId,
       int incarnation,
       Topology topology,
       int dedupWindow,
       long maxCounter,
-      OrderingRole.NodeEpochs epochs,
+      NodeEpochs epochs,
       SequencerMetrics metrics,
       ByteBufAllocator alloc,
       NodeRuntime runtime,
-      OrderingRole.IssueObserver observer) {
+      IssueObserver observer) {
     this.nodeId = nodeId;
     this.incarnation = incarnation;
     this.runtime = runtime;
@@ -87,21 +87,22 @@ final class OrderingService {
     this.parentLinks =
         new ParentLinks(
             nodeId, incarnation, tables, broadcaster, childLinks, runtime, this::scheduleEndOfTurn);
+    this.catchUp = new CatchUp(tables, broadcaster);
   }
 
   /** Asks the runtime for connections to the parent nodes. Call once, on the owning thread. */
-  void start() {
+  public void start() {
     parentLinks.install();
   }
 
-  Topology topology() {
+  public Topology topology() {
     return tables.topology();
   }
 
   // ---------------------------------------------------------------- inbound connections
 
   /** A peer (replica or child node) connected; the returned link identifies it from now on. */
-  PeerLink onConnected(Outbound out) {
+  public PeerLink onConnected(Outbound out) {
     return PeerLink.inbound(out);
   }
 
@@ -117,9 +118,8 @@ final class OrderingService {
     Rejection rejection = registry.register(link, HelloDescriptor.replicaNodeId(frame), shardIds);
     if (rejection == null) {
       broadcaster.write(link, WelcomeDescriptor.encode(broadcaster.alloc(), nodeId, incarnation));
-      if (!sendWatermarks(link, shardIds)) {
-        scheduleEndOfTurn();
-      }
+      catchUp.write(link, shardIds);
+      scheduleEndOfTurn();
     }
     return rejection;
   }
@@ -167,7 +167,9 @@ final class OrderingService {
       if (rejection != null) {
         return rejection;
       }
-      sendWatermarks(link, shard);
+      if (catchUp.write(link, shard)) {
+        scheduleEndOfTurn();
+      }
     }
     offerTokens(link, orderer, slot, frame);
     return null;
@@ -267,7 +269,7 @@ final class OrderingService {
   }
 
   /** Forgets a closed inbound connection. */
-  void onDisconnect(PeerLink link) {
+  public void onDisconnect(PeerLink link) {
     if (link.kind() == PeerLink.Kind.CHILD) {
       childLinks.onClosed(link);
     } else {
@@ -278,7 +280,7 @@ final class OrderingService {
   // ---------------------------------------------------------------- parent connections
 
   /** The runtime's connection to parent node {@code parentNodeId} is up. */
-  PeerLink onParentConnected(int parentNodeId, Outbound out) {
+  public PeerLink onParentConnected(int parentNodeId, Outbound out) {
     return parentLinks.onConnected(parentNodeId, out);
   }
 
@@ -288,11 +290,11 @@ final class OrderingService {
    * @throws io.flexlog.core.error.ProtocolException when the parent breaks the protocol; the caller
    *     closes the connection
    */
-  void onParentFrame(PeerLink link, ByteBuf frame) {
+  public void onParentFrame(PeerLink link, ByteBuf frame) {
     parentLinks.onFrame(link, frame);
   }
 
-  void onParentClosed(PeerLink link) {
+  public void onParentClosed(PeerLink link) {
     parentLinks.onClosed(link);
   }
 
@@ -377,65 +379,6 @@ final class OrderingService {
     return assigned;
   }
 
-  // Catch-up after a replica registered: the watermark of every color its shards use here.
-  private boolean sendWatermarks(PeerLink link, int[] shardIds) {
-    boolean wrote = false;
-    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
-      if (coversAny(hosted.role, shardIds)) {
-        JoinMarks marks = hosted.marks;
-        for (int i = 0; i < marks.count(); i++) {
-          if (coversAny(hosted.role, marks.slotsBefore(i), shardIds)) {
-            writeMark(link, hosted.role.colorId(), marks, i);
-          }
-        }
-        broadcaster.writeWatermark(link, hosted.role.colorId(), hosted.role.watermark());
-        wrote = true;
-      }
-    }
-    for (ForwardRoute route : tables.routes()) {
-      long watermark = route.catchUpWatermark();
-      if (watermark > 0 && coversAny(route, shardIds)) {
-        // Slots are judged now: the route may have gained shards since the mark came down.
-        JoinMarks marks = tables.marksVia(route.colorId(), route.exitColorId());
-        for (int i = 0; i < marks.count(); i++) {
-          if (coversAny(route, route.slotsBefore(marks.version(i)), shardIds)) {
-            writeMark(link, route.colorId(), marks, i);
-          }
-        }
-        broadcaster.writeWatermark(link, route.colorId(), watermark);
-        wrote = true;
-      }
-    }
-    if (wrote) {
-      scheduleEndOfTurn();
-    }
-    return wrote;
-  }
-
-  // A join mark a (re)connected replica of a shard that was in the subtree before may have missed
-  // (a restarted replica lost the marks it kept), written ahead of its catch-up watermark.
-  private void writeMark(PeerLink link, int colorId, JoinMarks marks, int i) {
-    broadcaster.write(
-        link,
-        TopologyMarkDescriptor.encode(
-            broadcaster.alloc(), 0L, colorId, colorId, marks.version(i), marks.sn(i)));
-  }
-
-  private static boolean coversAny(ShardSlots slots, int[] shardIds) {
-    return coversAny(slots, slots.shardCount(), shardIds);
-  }
-
-  private static boolean coversAny(ShardSlots slots, int slotCount, int[] shardIds) {
-    for (int slot = 0; slot < slotCount; slot++) {
-      for (int shardId : shardIds) {
-        if (slots.shardId(slot) == shardId) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
   // ---------------------------------------------------------------- topology
 
   /**
@@ -443,7 +386,7 @@ final class OrderingService {
    * connections to new parents. Ignores versions not newer than the current one, and refuses (with
    * an error in the log) one that moves existing colors or shards.
    */
-  void updateTopology(Topology newer) {
+  public void updateTopology(Topology newer) {
     Topology current = tables.topology();
     if (!TopologyChange.isNewer(current, newer)) {
       LOG.debug(
@@ -512,7 +455,7 @@ final class OrderingService {
   }
 
   /** The current watermark of every hosted color, for logs: {@code name=epoch.counter}. */
-  List<String> describeWatermarks() {
+  public List<String> describeWatermarks() {
     List<String> out = new ArrayList<>();
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
       out.add(hosted.role.color().name() + "=" + Sn.describe(hosted.role.watermark()));

@@ -33,9 +33,9 @@ final class OrderingTables {
   private final int nodeId;
   private final int dedupWindow;
   private final long maxCounter;
-  private final OrderingRole.NodeEpochs epochs;
+  private final NodeEpochs epochs;
   private final SequencerMetrics metrics;
-  private final OrderingRole.IssueObserver observer;
+  private final IssueObserver observer;
 
   private Topology topology;
   private Routing routing;
@@ -56,9 +56,9 @@ final class OrderingTables {
       int nodeId,
       int dedupWindow,
       long maxCounter,
-      OrderingRole.NodeEpochs epochs,
+      NodeEpochs epochs,
       SequencerMetrics metrics,
-      OrderingRole.IssueObserver observer) {
+      IssueObserver observer) {
     this.nodeId = nodeId;
     this.dedupWindow = dedupWindow;
     this.maxCounter = maxCounter;

@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBuf;
  * deterministic simulation. Frames written to one outbound arrive in write order (FIFO), which is
  * what lets a watermark cover the responses written before it.
  */
-interface Outbound {
+public interface Outbound {
   /** Queues a frame without flushing it; takes ownership of {@code frame}. */
   void write(ByteBuf frame);
 

@@ -10,7 +10,7 @@ import java.util.Locale;
  *
  * <p>Threading: owned by the node's event loop.
  */
-final class PeerLink {
+public final class PeerLink {
   static final int UNKNOWN = -1;
 
   /** What the other end of the connection is. */

@@ -3,9 +3,6 @@ package io.flexlog.sequencer;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.ProtocolException;
 import io.flexlog.core.protocol.ErrorDescriptor;
-import io.flexlog.core.protocol.FrameDescriptor;
-import io.flexlog.core.protocol.MessageType;
-import io.flexlog.core.protocol.MetadataDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,29 +12,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decoder-facing adapter of one inbound connection (from a replica or a child sequencer node):
- * takes validated frames from {@code FrameDecoder}, dispatches them to the {@link OrderingService}
- * by type, answers refusals with ERROR frames and isolates failures (a broken connection is closed;
- * no other connection notices).
+ * Netty adapter of one inbound connection (from a replica or a child sequencer node): takes
+ * validated frames from {@code FrameDecoder}, hands them to the {@link SequencerInbound} and
+ * isolates failures (a broken connection is closed; no other connection notices).
  *
  * <p>One instance per connection; runs on the node's single event loop.
  */
 final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerChannelHandler.class);
 
-  private final OrderingService service;
-  private final int maxRecordBytes;
+  private final SequencerInbound inbound;
   private PeerLink link;
   private boolean closing;
 
-  SequencerChannelHandler(OrderingService service, int maxRecordBytes) {
-    this.service = service;
-    this.maxRecordBytes = maxRecordBytes;
+  SequencerChannelHandler(SequencerInbound inbound) {
+    this.inbound = inbound;
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    link = service.onConnected(new ChannelOutbound(ctx.channel()));
+    link = inbound.onConnected(new ChannelOutbound(ctx.channel()));
   }
 
   @Override
@@ -53,35 +47,15 @@ final class SequencerChannelHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void dispatch(ChannelHandlerContext ctx, ByteBuf frame) {
-    byte type = FrameDescriptor.type(frame);
-    long requestId = FrameDescriptor.requestId(frame);
-    Rejection rejection =
-        switch (type) {
-          case MessageType.ORDER_REQUEST -> service.onOrderRequest(link, frame);
-          case MessageType.HELLO -> service.onHello(link, frame);
-          case MessageType.SEQUENCER_HELLO -> service.onSequencerHello(link, frame);
-          case MessageType.RANGE_REQUEST -> service.onRangeRequest(link, frame);
-          case MessageType.METADATA_REQUEST -> {
-            ctx.writeAndFlush(
-                MetadataDescriptor.encodeResponse(
-                    ctx.alloc(), requestId, service.topology(), maxRecordBytes));
-            yield null;
-          }
-          default -> {
-            closeWithProtocolError(
-                ctx, "a sequencer does not accept " + MessageType.name(type) + " frames");
-            yield null;
-          }
-        };
-    if (rejection != null) {
-      ctx.writeAndFlush(
-          ErrorDescriptor.encode(ctx.alloc(), requestId, rejection.code(), rejection.message()));
+    String problem = inbound.onFrame(link, frame);
+    if (problem != null) {
+      closeWithProtocolError(ctx, problem);
     }
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    service.onDisconnect(link);
+    inbound.onDisconnect(link);
     ctx.fireChannelInactive();
   }
 

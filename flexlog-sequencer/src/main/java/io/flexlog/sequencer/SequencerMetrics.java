@@ -15,7 +15,7 @@ import java.util.function.IntSupplier;
  * The node's Micrometer meters. Meters are created once (never on the hot path) and removed from
  * the registry on {@link #close}, so a restarted node in the same process reports fresh values.
  */
-final class SequencerMetrics implements AutoCloseable {
+public final class SequencerMetrics implements AutoCloseable {
   static final String SNS_ISSUED = "flexlog.sequencer.sns.issued";
   static final String BATCH_SIZE = "flexlog.sequencer.batch.size";
   static final String EPOCH = "flexlog.sequencer.epoch";
@@ -29,7 +29,7 @@ final class SequencerMetrics implements AutoCloseable {
   private final String nodeId;
   private final List<Meter> meters = new ArrayList<>();
 
-  SequencerMetrics(MeterRegistry registry, int nodeId, IntSupplier epoch) {
+  public SequencerMetrics(MeterRegistry registry, int nodeId, IntSupplier epoch) {
     this.registry = registry;
     this.nodeId = Integer.toString(nodeId);
     meters.add(

@@ -164,7 +164,10 @@ public final class SequencerNode implements AutoCloseable {
                     channels.add(ch);
                     ch.pipeline()
                         .addLast(new FrameDecoder(config.maxFrameBytes()))
-                        .addLast(new SequencerChannelHandler(service, config.maxRecordBytes()));
+                        .addLast(
+                            new SequencerChannelHandler(
+                                new SequencerInbound(
+                                    service, ch.alloc(), config.maxRecordBytes())));
                   }
                 });
     try {

@@ -7,9 +7,15 @@
  * <ul>
  *   <li>{@link io.flexlog.sequencer.SequencerNode} is the process-level shell: epoch store, Netty
  *       server, one event loop, connectors to parent nodes ({@code ParentConnector}).
- *   <li>{@code OrderingService} is the state machine of one node, free of sockets and threads: it
- *       sees connections as {@code Outbound}s and its loop as a {@code NodeRuntime}, so the
- *       deterministic simulation in the tests drives the same code as a running node.
+ *   <li>{@link io.flexlog.sequencer.OrderingService} is the state machine of one node, free of
+ *       sockets and threads: it sees connections as {@link io.flexlog.sequencer.Outbound}s and its
+ *       loop as a {@link io.flexlog.sequencer.NodeRuntime}, so the deterministic simulations drive
+ *       the same code as a running node. {@link io.flexlog.sequencer.SequencerInbound} dispatches
+ *       one connection's frames to it by type ({@code SequencerChannelHandler} is its Netty
+ *       adapter). These, with {@link io.flexlog.sequencer.PeerLink} (an opaque connection handle),
+ *       {@link io.flexlog.sequencer.NodeEpochs}, {@link io.flexlog.sequencer.IssueObserver} and
+ *       {@link io.flexlog.sequencer.SequencerMetrics}, are public only so that the whole-data-path
+ *       simulation in {@code flexlog-sim} can embed a node; everything else stays package-private.
  *   <li>{@code OrderingRole}: one hosted color (epoch, counter, token dedup, the turn's batch and
  *       child range requests). {@code ForwardRoute}: one color forwarded up one tree edge (token
  *       dedup for local shards, upward batches, watermark hold and release). {@code Routing}

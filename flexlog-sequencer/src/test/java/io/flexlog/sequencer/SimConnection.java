@@ -2,6 +2,7 @@ package io.flexlog.sequencer;
 
 import io.flexlog.core.protocol.FrameDecoder;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -48,7 +49,10 @@ final class SimConnection {
         .addLast(
             new FrameDecoder(1 << 20),
             new SequencerChannelHandler(
-                acceptor.service, SequencerConfig.DEFAULT_MAX_RECORD_BYTES));
+                new SequencerInbound(
+                    acceptor.service,
+                    UnpooledByteBufAllocator.DEFAULT,
+                    SequencerConfig.DEFAULT_MAX_RECORD_BYTES)));
   }
 
   /** The initiator's sending side. */

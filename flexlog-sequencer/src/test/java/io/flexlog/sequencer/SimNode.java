@@ -87,7 +87,7 @@ final class SimNode {
     }
   }
 
-  private final class Epochs implements OrderingRole.NodeEpochs {
+  private final class Epochs implements NodeEpochs {
     @Override
     public int current() {
       return durableEpoch;

@@ -86,7 +86,7 @@ class TreeLinkTest {
               TOPOLOGY,
               1024,
               Sn.MAX_COUNTER,
-              new OrderingRole.NodeEpochs() {
+              new NodeEpochs() {
                 @Override
                 public int current() {
                   return durable[0];
@@ -165,7 +165,9 @@ class TreeLinkTest {
     Uplink(Node leaf, Node root) {
       rootEnd =
           new EmbeddedChannel(
-              new FrameDecoder(1 << 20), new SequencerChannelHandler(root.service, 1 << 20));
+              new FrameDecoder(1 << 20),
+              new SequencerChannelHandler(
+                  new SequencerInbound(root.service, UnpooledByteBufAllocator.DEFAULT, 1 << 20)));
       leafEnd = leaf.service.onParentConnected(0, up);
     }
 
