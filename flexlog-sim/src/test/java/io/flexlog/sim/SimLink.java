@@ -1,0 +1,137 @@
+package io.flexlog.sim;
+
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.replica.replication.Connection;
+import io.flexlog.sequencer.Outbound;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One simulated TCP connection between two processes. Each direction is a FIFO queue of flushed
+ * frames; the simulation decides when the head of a queue is delivered, independently of every other
+ * queue, so deliveries interleave arbitrarily across connections but never reorder within one.
+ * Closing the connection loses whatever is still queued or unflushed, in both directions, and tells
+ * both processes (unless the incarnation that opened it has died meanwhile).
+ *
+ * <p>Each end is what its process writes to: a sequencer's {@link Outbound}, a replica's {@link
+ * Connection}, a client's outbound.
+ */
+final class SimLink {
+  /** Who owns an end: a process incarnation that receives its frames. */
+  interface Endpoint {
+    /** A frame arrived on {@code end}; the caller releases it afterwards. */
+    void onFrame(End end, ByteBuf frame);
+
+    /** The connection closed. */
+    void onClosed(End end);
+
+    /** False once the incarnation behind this endpoint has died. */
+    boolean alive();
+
+    String name();
+  }
+
+  final int id;
+  final End initiator;
+  final End acceptor;
+  private final SimNetwork network;
+  boolean open = true;
+
+  SimLink(int id, SimNetwork network, Endpoint from, Endpoint to) {
+    this.id = id;
+    this.network = network;
+    this.initiator = new End(from);
+    this.acceptor = new End(to);
+    initiator.peer = acceptor;
+    acceptor.peer = initiator;
+  }
+
+  boolean hasQueued() {
+    return !initiator.inbox.isEmpty() || !acceptor.inbox.isEmpty();
+  }
+
+  /** Loses every frame in flight. */
+  void drop() {
+    open = false;
+    initiator.discard();
+    acceptor.discard();
+  }
+
+  String describe() {
+    return "link " + id + " (" + initiator.owner.name() + " -> " + acceptor.owner.name() + ")";
+  }
+
+  /** One end of the connection: what its owner writes to, and the queue of frames towards it. */
+  final class End implements Outbound, Connection {
+    final Endpoint owner;
+    End peer;
+    final ArrayDeque<ByteBuf> inbox = new ArrayDeque<>();
+    private final List<ByteBuf> unflushed = new ArrayList<>();
+
+    private End(Endpoint owner) {
+      this.owner = owner;
+    }
+
+    SimLink link() {
+      return SimLink.this;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return UnpooledByteBufAllocator.DEFAULT;
+    }
+
+    @Override
+    public void write(ByteBuf frame) {
+      if (open) {
+        unflushed.add(frame);
+      } else {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void flush() {
+      if (open) {
+        peer.inbox.addAll(unflushed);
+        unflushed.clear();
+      }
+    }
+
+    @Override
+    public boolean isActive() {
+      return open;
+    }
+
+    @Override
+    public boolean isWritable() {
+      return open;
+    }
+
+    @Override
+    public void close() {
+      network.closeLater(SimLink.this, owner.name() + " closes " + describe());
+    }
+
+    private void discard() {
+      inbox.forEach(ByteBuf::release);
+      inbox.clear();
+      unflushed.forEach(ByteBuf::release);
+      unflushed.clear();
+    }
+
+    @Override
+    public String toString() {
+      return owner.name() + "@" + describe();
+    }
+  }
+
+  static String describe(ByteBuf frame) {
+    return MessageType.name(FrameDescriptor.type(frame)) + "#" + FrameDescriptor.requestId(frame);
+  }
+}

@@ -1,0 +1,132 @@
+package io.flexlog.sim;
+
+import io.flexlog.client.LogRecord;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Sn;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The clients' appends and reads: issued at random, collected when they complete, and handed to the
+ * {@link SimHistory}. Failed operations are legal (a timeout, a lost connection) and are only
+ * counted; what completes must be right.
+ */
+final class SimOperations {
+  private record Op(
+      boolean append,
+      int colorId,
+      long sn,
+      String payload,
+      boolean ackedAtStart,
+      CompletableFuture<?> future) {}
+
+  private final SimWorld world;
+  private final List<Op> inFlight = new ArrayList<>();
+  private final Map<String, Integer> failures = new TreeMap<>();
+  private long appendCount;
+  long acked;
+  private long readCount;
+  private long readsDone;
+
+  SimOperations(SimWorld world) {
+    this.world = world;
+  }
+
+  void append() {
+    SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));
+    List<Color> colors = world.topology.colors();
+    Color color = colors.get(world.random.nextInt(colors.size()));
+    String payload = "s" + world.seed + "-" + (++appendCount);
+    world.trace.note(client + " appends " + payload + " to " + color.name());
+    CompletableFuture<Long> future =
+        client.append(color.name(), payload.getBytes(StandardCharsets.UTF_8));
+    inFlight.add(new Op(true, color.id(), Sn.NONE, payload, false, future));
+  }
+
+  /** Reads an acknowledged record, or now and then an SN nobody was told about. */
+  void read() {
+    List<SimHistory.Acked> known = new ArrayList<>(world.history.acked.values());
+    if (known.isEmpty()) {
+      return;
+    }
+    known.sort((a, b) -> a.colorId() != b.colorId() ? a.colorId() - b.colorId() : Long.compare(a.sn(), b.sn()));
+    SimHistory.Acked target = known.get(world.random.nextInt(known.size()));
+    long sn = world.random.nextInt(4) == 0 ? target.sn() + 1 : target.sn();
+    SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));
+    String color = world.topology.color(target.colorId()).orElseThrow().name();
+    boolean ackedAtStart =
+        world.history.acked.containsKey(new SimHistory.ColorSn(target.colorId(), sn));
+    world.trace.note(client + " reads " + color + " " + Sn.describe(sn));
+    readCount++;
+    inFlight.add(
+        new Op(false, target.colorId(), sn, null, ackedAtStart, client.read(color, sn)));
+  }
+
+  /** Hands every completed operation to the history. */
+  void collect() {
+    for (Iterator<Op> it = inFlight.iterator(); it.hasNext(); ) {
+      Op op = it.next();
+      if (!op.future.isDone()) {
+        continue;
+      }
+      it.remove();
+      Object result;
+      try {
+        result = op.future.join();
+      } catch (CompletionException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        failures.merge((op.append ? "append " : "read ") + cause.getClass().getSimpleName(), 1, Integer::sum);
+        world.trace.note((op.append ? "append " + op.payload : "read") + " failed: " + cause);
+        continue;
+      }
+      if (op.append) {
+        long sn = (Long) result;
+        acked++;
+        world.trace.note("append " + op.payload + " acknowledged at " + Sn.describe(sn));
+        world.history.onAcked(op.colorId, sn, op.payload);
+      } else {
+        readsDone++;
+        @SuppressWarnings("unchecked")
+        Optional<LogRecord> record = (Optional<LogRecord>) result;
+        String payload =
+            record.map(r -> new String(r.payload(), StandardCharsets.UTF_8)).orElse(null);
+        if (payload == null && op.ackedAtStart) {
+          world.fail(
+              "a read of color "
+                  + op.colorId
+                  + " SN "
+                  + Sn.describe(op.sn)
+                  + " found a hole where a record was acknowledged before the read began");
+        }
+        world.history.onRead(op.colorId, op.sn, payload);
+      }
+    }
+  }
+
+  boolean settled() {
+    return inFlight.isEmpty();
+  }
+
+  int inFlightCount() {
+    return inFlight.size();
+  }
+
+  String summary() {
+    return appendCount
+        + " appends ("
+        + acked
+        + " acknowledged), "
+        + readCount
+        + " reads ("
+        + readsDone
+        + " answered), failures "
+        + failures;
+  }
+}

@@ -1,0 +1,289 @@
+package io.flexlog.sim;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.HelloDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.replica.node.ReplicaInbound;
+import io.flexlog.replica.replication.OrderRequestBatch;
+import io.flexlog.replica.replication.PeerGateway;
+import io.flexlog.replica.replication.ReplicaLimits;
+import io.flexlog.replica.replication.ReplicaRuntime;
+import io.flexlog.replica.replication.ReplicationEngine;
+import io.flexlog.replica.replication.SequencerGateway;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.StorageEngines;
+import io.netty.buffer.ByteBuf;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A replica node in the simulation: the production {@link ReplicationEngine} behind the production
+ * {@link ReplicaInbound}, on a simulated event loop and virtual time, over a real log (the mapped
+ * engine in {@code process} durability, on a file that outlives the process). A crash loses the
+ * process's memory, timers and connections; the log file stays, and the next incarnation recovers
+ * from it as a restarted node does.
+ *
+ * <p>The links to sequencer nodes speak as {@code SequencerLink} does: HELLO with the shards that
+ * node orders for, then every frame in arrival order to the inbound adapter.
+ */
+final class SimReplica {
+  static final long LOG_BYTES = 4L << 20;
+  static final long CHUNK_BYTES = 1L << 20;
+
+  final int id;
+  private final SimWorld world;
+  private final Path dir;
+  Life life;
+  private int incarnations;
+
+  SimReplica(int id, Path dir, SimWorld world) {
+    this.id = id;
+    this.dir = dir;
+    this.world = world;
+  }
+
+  boolean up() {
+    return life != null;
+  }
+
+  void start() {
+    life = new Life(++incarnations);
+    world.trace.note("start " + life.name());
+    life.engine.recover();
+    life.engine.startHeartbeats();
+  }
+
+  void crash() {
+    Life dead = life;
+    dead.alive = false;
+    life = null;
+    world.trace.note("crash " + dead.name());
+    world.network.dropAllOf(dead);
+    dead.storage.close();
+  }
+
+  /** The sequencer nodes this replica must reach: the node of each hosted shard's color. */
+  Map<Integer, int[]> shardsBySequencer(Topology topology) {
+    Map<Integer, List<Integer>> lists = new TreeMap<>();
+    for (Shard shard : topology.shardsOnReplica(id)) {
+      int sequencer = topology.color(shard.colorId()).orElseThrow().sequencerId();
+      lists.computeIfAbsent(sequencer, k -> new ArrayList<>()).add(shard.id());
+    }
+    Map<Integer, int[]> out = new LinkedHashMap<>();
+    lists.forEach((k, v) -> out.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return life == null ? "replica " + id + " (down)" : life.name();
+  }
+
+  /** One incarnation of the process. */
+  final class Life implements SimLink.Endpoint, SimClock.Owner, ReplicaRuntime {
+    final int incarnation;
+    final LogStorage storage;
+    final ReplicationEngine engine;
+    private final ReplicaInbound inbound;
+    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    /** Our end of the link to each sequencer node, while connected. */
+    final Map<Integer, SimLink.End> sequencers = new LinkedHashMap<>();
+    /** Our end of the link to each peer replica node we asked something, while connected. */
+    final Map<Integer, SimLink.End> peers = new LinkedHashMap<>();
+    boolean alive = true;
+
+    Life(int incarnation) {
+      this.incarnation = incarnation;
+      this.storage =
+          StorageEngines.open(
+              StorageEngines.MAPPED, dir, LOG_BYTES, CHUNK_BYTES, DurabilityMode.PROCESS);
+      this.engine =
+          new ReplicationEngine(
+              id,
+              world.topology,
+              storage,
+              ReplicaLimits.defaults(),
+              new Sequencers(),
+              this,
+              world.meters);
+      engine.attachPeers(new Peers());
+      this.inbound =
+          new ReplicaInbound(
+              engine,
+              frame ->
+                  world.fail(
+                      name() + " got a peer answer without an atomic component: "
+                          + SimLink.describe(frame)));
+    }
+
+    /** Our connection to sequencer node {@code sequencerId} is up: say HELLO. */
+    void connectedToSequencer(int sequencerId, int[] shardIds, SimLink.End end) {
+      sequencers.put(sequencerId, end);
+      end.write(HelloDescriptor.encode(end.alloc(), id, shardIds));
+      end.flush();
+    }
+
+    boolean hasTasks() {
+      return alive && !tasks.isEmpty();
+    }
+
+    void runTasks() {
+      int guard = 0;
+      while (alive && !tasks.isEmpty()) {
+        tasks.poll().run();
+        if (++guard > 10_000) {
+          throw new AssertionError(name() + " keeps scheduling tasks");
+        }
+      }
+    }
+
+    @Override
+    public void onFrame(SimLink.End end, ByteBuf frame) {
+      if (end.link().initiator != end) {
+        inbound.onClientFrame(end, frame);
+        return;
+      }
+      Integer sequencerId = keyOf(sequencers, end);
+      if (sequencerId != null) {
+        if (!inbound.onSequencerFrame(sequencerId, frame)) {
+          onSequencerError(sequencerId, frame);
+        }
+      } else {
+        inbound.onPeerFrame(frame);
+      }
+    }
+
+    private void onSequencerError(int sequencerId, ByteBuf frame) {
+      if (FrameDescriptor.type(frame) != MessageType.ERROR) {
+        world.fail(name() + " got an unexpected " + SimLink.describe(frame));
+      }
+      ErrorCode code = ErrorDescriptor.code(frame);
+      world.fail(
+          "sequencer "
+              + sequencerId
+              + " refused "
+              + name()
+              + ": "
+              + code
+              + " "
+              + ErrorDescriptor.message(frame));
+    }
+
+    @Override
+    public void onClosed(SimLink.End end) {
+      if (end.link().initiator != end) {
+        inbound.onClientClosed(end);
+        return;
+      }
+      Integer sequencerId = keyOf(sequencers, end);
+      if (sequencerId != null) {
+        sequencers.remove(sequencerId);
+        inbound.onSequencerLinkLost(sequencerId);
+      } else {
+        Integer peer = keyOf(peers, end);
+        if (peer != null) {
+          peers.remove(peer);
+        }
+      }
+    }
+
+    @Override
+    public boolean alive() {
+      return alive;
+    }
+
+    @Override
+    public String name() {
+      return "replica " + id + "#" + incarnation;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      if (alive) {
+        tasks.add(task);
+      }
+    }
+
+    @Override
+    public Timer schedule(Runnable task, long delayNanos) {
+      boolean[] cancelled = {false};
+      if (alive) {
+        world.clock.schedule(
+            () -> alive && !cancelled[0],
+            Math.max(1, (delayNanos + 999_999) / 1_000_000),
+            task);
+      }
+      return () -> cancelled[0] = true;
+    }
+
+    @Override
+    public long nanoTime() {
+      return world.clock.nanoTime();
+    }
+
+    /** ORDER_REQUESTs go on the link to the sequencer node of the batch's shard. */
+    private final class Sequencers implements SequencerGateway {
+      @Override
+      public void send(OrderRequestBatch batch, int replicaNodeId) {
+        SimLink.End end = sequencers.get(engine.sequencerOf(batch.shardId));
+        if (end == null) {
+          return; // link down: the engine re-sends every unassigned token on WELCOME
+        }
+        ByteBuf buf =
+            OrderRequestDescriptor.encodeHeader(
+                end.alloc(), batch.colorId, batch.shardId, replicaNodeId, batch.count());
+        for (int i = 0; i < batch.count(); i++) {
+          OrderRequestDescriptor.writeToken(buf, batch.session(i), batch.sequence(i));
+        }
+        end.write(buf);
+      }
+
+      @Override
+      public void flush() {
+        sequencers.values().forEach(SimLink.End::flush);
+      }
+    }
+
+    /** Frames to other replica nodes, on a connection opened on first use (if the peer is up). */
+    private final class Peers implements PeerGateway {
+      @Override
+      public void send(int nodeId, ByteBuf frame) {
+        SimLink.End end = peers.get(nodeId);
+        if (end == null) {
+          end = world.connectPeer(Life.this, nodeId);
+          if (end == null) {
+            frame.release(); // connection refused: the peer is down
+            return;
+          }
+          peers.put(nodeId, end);
+        }
+        end.write(frame);
+      }
+
+      @Override
+      public void flush() {
+        peers.values().forEach(SimLink.End::flush);
+      }
+    }
+  }
+
+  private static Integer keyOf(Map<Integer, SimLink.End> map, SimLink.End end) {
+    for (Map.Entry<Integer, SimLink.End> e : map.entrySet()) {
+      if (e.getValue() == end) {
+        return e.getKey();
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,80 @@
+package io.flexlog.sim;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.NodeAddress.Kind;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Clusters for the {@link SimWorld}, chosen by seed: a flat cluster (one sequencer node,
+ * one or two shards of two or three replicas) or a tree (a root and two leaf sequencer nodes, a shard
+ * per leaf, replica nodes that hold shards of both leaves, as {@code bin/flexlog dev --tree} does).
+ * Sequencer node ids start at 0, replica node ids at 100.
+ */
+final class SimScenarios {
+  private SimScenarios() {}
+
+  record Scenario(String name, Topology topology) {}
+
+  static Scenario forSeed(long seed, Random random) {
+    return Math.floorMod(seed, 2L) == 0 ? flat(random) : tree(random);
+  }
+
+  private static Scenario flat(Random random) {
+    int shards = 1 + random.nextInt(2);
+    int replicas = 2 + random.nextInt(2);
+    List<Color> colors = List.of(new Color(0, Color.GLOBAL, Color.NO_PARENT, 0));
+    List<Shard> shardList = new ArrayList<>();
+    int next = 100;
+    for (int s = 0; s < shards; s++) {
+      List<Integer> placement = new ArrayList<>();
+      for (int r = 0; r < replicas; r++) {
+        placement.add(next++);
+      }
+      shardList.add(new Shard(s, 0, placement));
+    }
+    return new Scenario(
+        "flat, " + shards + " shard(s) of " + replicas,
+        build(1, next, colors, shardList));
+  }
+
+  private static Scenario tree(Random random) {
+    int replicas = 2 + random.nextInt(2);
+    List<Color> colors =
+        List.of(
+            new Color(0, Color.GLOBAL, Color.NO_PARENT, 0),
+            new Color(1, "left", 0, 1),
+            new Color(2, "right", 0, 2));
+    List<Integer> left = new ArrayList<>();
+    List<Integer> right = new ArrayList<>();
+    for (int r = 0; r < replicas; r++) {
+      left.add(100 + r);
+      right.add(100 + r + (random.nextBoolean() ? 0 : replicas));
+    }
+    int next = 100 + 2 * replicas;
+    List<Shard> shards = List.of(new Shard(0, 1, left), new Shard(1, 2, right));
+    return new Scenario("tree, shards of " + replicas, build(3, next, colors, shards));
+  }
+
+  private static Topology build(
+      int sequencers, int replicaEnd, List<Color> colors, List<Shard> shards) {
+    List<NodeAddress> nodes = new ArrayList<>();
+    for (int n = 0; n < sequencers; n++) {
+      nodes.add(new NodeAddress(n, Kind.SEQUENCER, "127.0.0.1", 0));
+    }
+    for (int r = 100; r < replicaEnd; r++) {
+      boolean used = false;
+      for (Shard shard : shards) {
+        used |= shard.replicaNodeIds().contains(r);
+      }
+      if (used) {
+        nodes.add(new NodeAddress(r, Kind.REPLICA, "127.0.0.1", 0));
+      }
+    }
+    return new Topology(1, nodes, colors, shards);
+  }
+}

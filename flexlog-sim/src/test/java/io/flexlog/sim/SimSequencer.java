@@ -1,0 +1,210 @@
+package io.flexlog.sim;
+
+import io.flexlog.core.error.ProtocolException;
+import io.flexlog.core.model.Topology;
+import io.flexlog.sequencer.NodeEpochs;
+import io.flexlog.sequencer.NodeRuntime;
+import io.flexlog.sequencer.OrderingService;
+import io.flexlog.sequencer.PeerLink;
+import io.flexlog.sequencer.SequencerConfig;
+import io.flexlog.sequencer.SequencerInbound;
+import io.flexlog.sequencer.SequencerMetrics;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A sequencer node in the simulation: the production {@link OrderingService} behind the production
+ * {@link SequencerInbound}, on a simulated event loop. What survives a crash is what survives one in
+ * production: the durable epoch (an {@code EpochStore} in a real node) and the topology it was
+ * given; everything else starts again in a new incarnation.
+ */
+final class SimSequencer {
+  final int id;
+  private final SimWorld world;
+  Topology topology;
+  int durableEpoch;
+  Life life;
+
+  SimSequencer(int id, Topology topology, SimWorld world) {
+    this.id = id;
+    this.topology = topology;
+    this.world = world;
+  }
+
+  boolean up() {
+    return life != null;
+  }
+
+  void start() {
+    durableEpoch++;
+    life = new Life(durableEpoch);
+    life.service.start();
+    world.trace.note("start " + this + " in epoch " + durableEpoch);
+  }
+
+  void crash() {
+    Life dead = life;
+    dead.alive = false;
+    dead.metrics.close();
+    life = null;
+    world.trace.note("crash " + name(dead.incarnation));
+    world.network.dropAllOf(dead);
+  }
+
+  void updateTopology(Topology newer) {
+    if (newer.version() > topology.version()) {
+      topology = newer;
+      if (life != null) {
+        life.service.updateTopology(newer);
+      }
+    }
+  }
+
+  private String name(int incarnation) {
+    return "sequencer " + id + "#" + incarnation;
+  }
+
+  @Override
+  public String toString() {
+    return life == null ? "sequencer " + id + " (down)" : name(life.incarnation);
+  }
+
+  /** One incarnation: its service, event loop, timers, parent wishes and connections. */
+  final class Life implements SimLink.Endpoint, SimClock.Owner, NodeRuntime {
+    final int incarnation;
+    final OrderingService service;
+    private final SequencerInbound inbound;
+    private final SequencerMetrics metrics;
+    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    final Set<Integer> wantedParents = new LinkedHashSet<>();
+    private final Map<SimLink.End, PeerLink> links = new HashMap<>();
+    private final Set<SimLink.End> parentEnds = new HashSet<>();
+    boolean alive = true;
+
+    Life(int incarnation) {
+      this.incarnation = incarnation;
+      this.metrics = new SequencerMetrics(world.meters, id, () -> durableEpoch);
+      this.service =
+          new OrderingService(
+              id,
+              incarnation,
+              topology,
+              world.dedupWindow,
+              world.maxCounter,
+              new Epochs(),
+              metrics,
+              UnpooledByteBufAllocator.DEFAULT,
+              this,
+              world::onIssued);
+      this.inbound =
+          new SequencerInbound(
+              service, UnpooledByteBufAllocator.DEFAULT, SequencerConfig.DEFAULT_MAX_RECORD_BYTES);
+    }
+
+    void accept(SimLink.End end) {
+      links.put(end, inbound.onConnected(end));
+    }
+
+    void connectedToParent(int parentId, SimLink.End end) {
+      parentEnds.add(end);
+      links.put(end, service.onParentConnected(parentId, end));
+    }
+
+    boolean hasTasks() {
+      return alive && !tasks.isEmpty();
+    }
+
+    void runTasks() {
+      int guard = 0;
+      while (alive && !tasks.isEmpty()) {
+        tasks.poll().run();
+        if (++guard > 10_000) {
+          throw new AssertionError(name() + " keeps scheduling tasks");
+        }
+      }
+    }
+
+    @Override
+    public void onFrame(SimLink.End end, ByteBuf frame) {
+      PeerLink link = links.get(end);
+      if (parentEnds.contains(end)) {
+        try {
+          service.onParentFrame(link, frame);
+        } catch (ProtocolException e) {
+          world.fail(name() + ": parent broke the protocol: " + e.getMessage());
+        }
+        return;
+      }
+      String problem = inbound.onFrame(link, frame);
+      if (problem != null) {
+        world.fail(name() + " refused a frame from " + end.peer.owner.name() + ": " + problem);
+      }
+    }
+
+    @Override
+    public void onClosed(SimLink.End end) {
+      PeerLink link = links.remove(end);
+      if (parentEnds.remove(end)) {
+        service.onParentClosed(link);
+      } else if (link != null) {
+        inbound.onDisconnect(link);
+      }
+    }
+
+    @Override
+    public boolean alive() {
+      return alive;
+    }
+
+    @Override
+    public String name() {
+      return SimSequencer.this.name(incarnation);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      if (alive) {
+        tasks.add(task);
+      }
+    }
+
+    @Override
+    public void schedule(Runnable task, long delayMs) {
+      if (alive) {
+        world.clock.schedule(this, delayMs, task);
+      }
+    }
+
+    @Override
+    public long nanoTime() {
+      return world.clock.nanoTime();
+    }
+
+    @Override
+    public void connectParent(int parentNodeId) {
+      if (alive) {
+        wantedParents.add(parentNodeId);
+      }
+    }
+
+    private final class Epochs implements NodeEpochs {
+      @Override
+      public int current() {
+        return durableEpoch;
+      }
+
+      @Override
+      public int advance() {
+        durableEpoch++;
+        world.trace.note(name() + " advances to epoch " + durableEpoch);
+        return durableEpoch;
+      }
+    }
+  }
+}
