@@ -17,31 +17,28 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.statistics.Statistics;
 
 /**
  * Whatever bytes arrive, in whatever chunks, {@link FrameDecoder} either emits frames whose every
  * accessor works or fails with a {@link ProtocolException} and then stays silent; it never throws
- * anything else and never leaks a buffer.
+ * anything else and never leaks a buffer. Each property draws its input from an {@link Entropy}:
+ * {@link FrameDecoderFuzzTest} runs them on Jazzer's input, {@link FrameDecoderRandomizedTest} on
+ * seeded random values.
  */
-class FrameDecoderPropertyTest {
+final class DecoderProperties {
   private static final int MAX_FRAME_BYTES = 1024;
+  private static final int SMALL_MAX_FRAME_BYTES = 256;
+  private static final int MAX_CUT = 100_000;
+  private static final int[] INTERESTING_INTS = {
+    -1, 0, 1, 2, 3, 11, 12, 13, 16, 28, 0xFFFF, Integer.MAX_VALUE, Integer.MIN_VALUE
+  };
 
-  @Property
-  void validFramesSplitAtArbitraryPointsDecodeToExactlyThoseFrames(
-      @ForAll("messageLists") List<WireMessage> messages,
-      @ForAll @Size(max = 12) List<@IntRange(min = 0, max = 100_000) Integer> cuts) {
-    List<byte[]> frames = messages.stream().map(FrameDecoderPropertyTest::encode).toList();
+  private DecoderProperties() {}
+
+  static void validFramesSplitAtArbitraryPointsDecodeToExactlyThoseFrames(Entropy entropy) {
+    List<WireMessage> messages = new WireMessageGenerator(entropy).messages(5);
+    List<Integer> cuts = cuts(entropy, 12);
+    List<byte[]> frames = messages.stream().map(DecoderProperties::encode).toList();
     DecoderHarness harness = new DecoderHarness(MAX_FRAME_BYTES);
 
     writeInChunks(harness, concat(frames), cuts);
@@ -55,12 +52,11 @@ class FrameDecoderPropertyTest {
     assertThat(harness.events).hasSize(messages.size());
   }
 
-  @Property
-  void validStreamCutShortEmitsTheCompleteFramesAndNoError(
-      @ForAll("messageLists") List<WireMessage> messages,
-      @ForAll @IntRange(min = 0, max = 100_000) int cutAt,
-      @ForAll @Size(max = 6) List<@IntRange(min = 0, max = 100_000) Integer> cuts) {
-    List<byte[]> frames = messages.stream().map(FrameDecoderPropertyTest::encode).toList();
+  static void validStreamCutShortEmitsTheCompleteFramesAndNoError(Entropy entropy) {
+    List<WireMessage> messages = new WireMessageGenerator(entropy).messages(5);
+    int cutAt = entropy.intBetween(0, MAX_CUT);
+    List<Integer> cuts = cuts(entropy, 6);
+    List<byte[]> frames = messages.stream().map(DecoderProperties::encode).toList();
     byte[] stream = concat(frames);
     byte[] truncated = Arrays.copyOf(stream, cutAt % (stream.length + 1));
     DecoderHarness harness = new DecoderHarness(MAX_FRAME_BYTES);
@@ -72,34 +68,36 @@ class FrameDecoderPropertyTest {
     assertThat(leaks).isEmpty();
   }
 
-  @Property
-  void arbitraryBytesInArbitraryChunksYieldValidFramesOrOneProtocolException(
-      @ForAll @Size(max = 600) byte[] bytes,
-      @ForAll @Size(max = 12) List<@IntRange(min = 0, max = 100_000) Integer> cuts) {
-    DecoderHarness harness = new DecoderHarness(256);
+  static void arbitraryBytesInArbitraryChunksYieldValidFramesOrOneProtocolException(
+      byte[] bytes, List<Integer> cuts) {
+    DecoderHarness harness = new DecoderHarness(SMALL_MAX_FRAME_BYTES);
 
     writeInChunks(harness, bytes, cuts);
 
     assertDecoderContract(harness);
   }
 
-  @Property
-  void framesWithValidHeaderAndRandomBodyYieldValidFramesOrOneProtocolException(
-      @ForAll("headedFrames") List<byte[]> frames,
-      @ForAll @Size(max = 12) List<@IntRange(min = 0, max = 100_000) Integer> cuts) {
-    DecoderHarness harness = new DecoderHarness(256);
+  static void framesWithValidHeaderAndRandomBodyYieldValidFramesOrOneProtocolException(
+      Entropy entropy) {
+    List<byte[]> frames = headedFrames(entropy);
+    List<Integer> cuts = cuts(entropy, 12);
+    DecoderHarness harness = new DecoderHarness(SMALL_MAX_FRAME_BYTES);
 
     writeInChunks(harness, concat(frames), cuts);
 
     assertDecoderContract(harness);
   }
 
-  @Property
-  void corruptedValidFramesYieldTheUntouchedPrefixThenValidFramesOrOneProtocolException(
-      @ForAll("messageLists") List<WireMessage> messages,
-      @ForAll @Size(min = 1, max = 3) List<@From("mutations") Mutation> mutations,
-      @ForAll @Size(max = 12) List<@IntRange(min = 0, max = 100_000) Integer> cuts) {
-    List<byte[]> frames = messages.stream().map(FrameDecoderPropertyTest::encode).toList();
+  static void corruptedValidFramesYieldTheUntouchedPrefixThenValidFramesOrOneProtocolException(
+      Entropy entropy) {
+    List<WireMessage> messages = new WireMessageGenerator(entropy).messages(5);
+    int mutationCount = entropy.intBetween(1, 3);
+    List<Mutation> mutations = new ArrayList<>();
+    for (int i = 0; i < mutationCount; i++) {
+      mutations.add(mutation(entropy));
+    }
+    List<Integer> cuts = cuts(entropy, 12);
+    List<byte[]> frames = messages.stream().map(DecoderProperties::encode).toList();
     Corrupted corrupted = new Corrupted(concat(frames), frameStarts(frames), Integer.MAX_VALUE);
     for (Mutation mutation : mutations) {
       corrupted = mutation.apply(corrupted);
@@ -114,7 +112,20 @@ class FrameDecoderPropertyTest {
         .containsExactlyElementsOf(untouched);
   }
 
-  /** The contract every input must satisfy; also records what the decoder did, for statistics. */
+  /** Up to {@code max} offsets at which to split a stream into chunks (taken modulo its length). */
+  static List<Integer> cuts(Entropy entropy, int max) {
+    int count = entropy.intBetween(0, max);
+    List<Integer> cuts = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      cuts.add(entropy.intBetween(0, MAX_CUT));
+    }
+    return cuts;
+  }
+
+  /**
+   * The contract every input must satisfy: no exception but a {@link ProtocolException}, nothing
+   * after it, every emitted frame readable and round-tripping, no buffer left unreleased.
+   */
   private static void assertDecoderContract(DecoderHarness harness) {
     List<String> leaks = harness.finishAndFindLeaks();
     int firstFailure = -1;
@@ -123,6 +134,9 @@ class FrameDecoderPropertyTest {
       if (event instanceof UnreadableFrame unreadable) {
         throw new AssertionError(
             "accessor failed on an emitted frame " + unreadable.bytes(), unreadable.cause());
+      }
+      if (event instanceof Frame frame) {
+        assertRoundTrips(frame.message());
       }
       if (event instanceof Failure failure) {
         assertIsProtocolException(failure.cause());
@@ -137,12 +151,19 @@ class FrameDecoderPropertyTest {
           .isEmpty();
     }
     assertThat(leaks).as("unreleased buffers").isEmpty();
-    Statistics.label("outcome")
-        .collect(
-            firstFailure >= 0
-                ? "protocol error"
-                : harness.events.isEmpty() ? "nothing (incomplete)" : "frames only");
-    Statistics.label("frames emitted").collect(Math.min(harness.frames().size(), 3));
+  }
+
+  /**
+   * A message read from an accepted frame encodes to a frame that reads back as the same message:
+   * every accessor reads the field its encoder writes, whatever else the input bytes held.
+   */
+  private static void assertRoundTrips(WireMessage message) {
+    ByteBuf again = message.encode(UnpooledByteBufAllocator.DEFAULT);
+    try {
+      assertThat(WireMessage.read(again)).as("re-encoded %s", message).isEqualTo(message);
+    } finally {
+      again.release();
+    }
   }
 
   private static void assertIsProtocolException(Throwable cause) {
@@ -207,61 +228,68 @@ class FrameDecoderPropertyTest {
     return starts;
   }
 
-  @Provide
-  Arbitrary<List<WireMessage>> messageLists() {
-    return WireMessageArbitraries.messages().list().ofMinSize(1).ofMaxSize(5);
+  /**
+   * One to four frames with a correct length field, magic and version, any type (mostly known ones)
+   * and a random body.
+   */
+  private static List<byte[]> headedFrames(Entropy entropy) {
+    int count = entropy.intBetween(1, 4);
+    List<byte[]> frames = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      byte type = frameType(entropy);
+      long requestId = entropy.anyLong();
+      byte[] body = entropy.bytes(96);
+      if (entropy.intBetween(0, 1) == 0) {
+        // Mostly-zero bodies make counts and lengths small, reaching deeper into validators.
+        for (int b = 0; b < body.length; b++) {
+          body[b] = (byte) Math.floorMod(body[b], 4);
+        }
+      }
+      frames.add(
+          ByteBuffer.allocate(FrameDescriptor.HEADER_LENGTH + body.length)
+              .putInt(FrameDescriptor.LENGTH_FIELD_OVERHEAD + body.length)
+              .putShort(FrameDescriptor.MAGIC)
+              .put(FrameDescriptor.VERSION)
+              .put(type)
+              .putLong(requestId)
+              .put(body)
+              .array());
+    }
+    return frames;
   }
 
-  /** Frames with a correct length field, magic and version, any type and a random body. */
-  @Provide
-  Arbitrary<List<byte[]>> headedFrames() {
-    Arbitrary<Byte> types =
-        Arbitraries.frequencyOf(
-            Tuple.of(4, Arbitraries.bytes().between((byte) 20, (byte) 25)),
-            Tuple.of(4, Arbitraries.bytes().between((byte) 30, (byte) 34)),
-            Tuple.of(4, Arbitraries.bytes().between((byte) 40, (byte) 42)),
-            Tuple.of(4, Arbitraries.bytes().between((byte) 50, (byte) 52)),
-            Tuple.of(10, Arbitraries.bytes().between((byte) 0, (byte) 17)),
-            Tuple.of(1, Arbitraries.bytes()));
-    Arbitrary<byte[]> bodies =
-        Arbitraries.oneOf(
-            Arbitraries.bytes().array(byte[].class).ofMaxSize(96),
-            // Mostly-zero bodies make counts and lengths small, reaching deeper into validators.
-            Arbitraries.bytes().between((byte) 0, (byte) 3).array(byte[].class).ofMaxSize(96));
-    return Combinators.combine(types, Arbitraries.longs(), bodies)
-        .as(
-            (type, requestId, body) ->
-                ByteBuffer.allocate(FrameDescriptor.HEADER_LENGTH + body.length)
-                    .putInt(FrameDescriptor.LENGTH_FIELD_OVERHEAD + body.length)
-                    .putShort(FrameDescriptor.MAGIC)
-                    .put(FrameDescriptor.VERSION)
-                    .put(type)
-                    .putLong(requestId)
-                    .put(body)
-                    .array())
-        .list()
-        .ofMinSize(1)
-        .ofMaxSize(4);
+  /** A type byte, weighted like the frame families: 4:4:4:4:10 known ranges, 1 anything. */
+  private static byte frameType(Entropy entropy) {
+    int bucket = entropy.intBetween(0, 26);
+    if (bucket < 16) {
+      int[][] families = {{20, 25}, {30, 34}, {40, 42}, {50, 52}};
+      int[] family = families[bucket / 4];
+      return (byte) entropy.intBetween(family[0], family[1]);
+    }
+    return bucket < 26 ? (byte) entropy.intBetween(0, 17) : entropy.anyByte();
   }
 
-  @Provide
-  Arbitrary<Mutation> mutations() {
-    Arbitrary<Integer> anywhere = Arbitraries.integers().between(0, 100_000);
-    Arbitrary<Integer> interestingInts =
-        Arbitraries.oneOf(
-            Arbitraries.of(
-                -1, 0, 1, 2, 3, 11, 12, 13, 16, 28, 0xFFFF, Integer.MAX_VALUE, Integer.MIN_VALUE),
-            Arbitraries.integers());
-    return Arbitraries.oneOf(
-        Combinators.combine(anywhere, Arbitraries.integers().between(1, 255))
-            .as(Mutation.FlipByte::new),
-        Combinators.combine(anywhere, interestingInts).as(Mutation.OverwriteInt::new),
-        Combinators.combine(anywhere, Arbitraries.integers().between(1, 40))
-            .as(Mutation.ShrinkFrame::new),
-        Combinators.combine(
-                anywhere, Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(40))
-            .as(Mutation.GrowFrame::new),
-        anywhere.map(Mutation.Truncate::new));
+  private static Mutation mutation(Entropy entropy) {
+    int anywhere = entropy.intBetween(0, MAX_CUT);
+    return switch (entropy.intBetween(0, 4)) {
+      case 0 -> new Mutation.FlipByte(anywhere, entropy.intBetween(1, 255));
+      case 1 -> new Mutation.OverwriteInt(anywhere, interestingInt(entropy));
+      case 2 -> new Mutation.ShrinkFrame(anywhere, entropy.intBetween(1, 40));
+      case 3 -> new Mutation.GrowFrame(anywhere, nonEmptyBytes(entropy, 40));
+      default -> new Mutation.Truncate(anywhere);
+    };
+  }
+
+  /** Half the time a value that often sits on a boundary of a length, count or id check. */
+  private static int interestingInt(Entropy entropy) {
+    return entropy.intBetween(0, 1) == 0
+        ? INTERESTING_INTS[entropy.intBetween(0, INTERESTING_INTS.length - 1)]
+        : entropy.anyInt();
+  }
+
+  private static byte[] nonEmptyBytes(Entropy entropy, int maxLength) {
+    byte[] bytes = entropy.bytes(maxLength);
+    return bytes.length > 0 ? bytes : new byte[] {entropy.anyByte()};
   }
 
   /**
