@@ -20,7 +20,7 @@ import java.util.function.LongPredicate;
  * reused until it is released.
  */
 public abstract class ChunkedLogStorage implements TierableLog {
-  /** Chunk counts are bounded so chunk indexes fit the recovery sort key (see ChunkLog). */
+  /** Chunk counts are bounded so chunk indexes fit the sort keys of ChunkPool. */
   protected static final int MAX_CHUNKS = 1 << 20;
 
   private final DurabilityMode durability;
@@ -56,7 +56,7 @@ public abstract class ChunkedLogStorage implements TierableLog {
 
   /** Writes an empty chunk header (sequence 0), zeroing anything after it, and flushes. */
   protected static void formatChunk(ChunkMemory chunk, int chunkIndex, int chunkSize) {
-    ChunkLog.format(chunk, chunkIndex, chunkSize);
+    ChunkHeaders.format(chunk, chunkIndex, chunkSize);
   }
 
   /** Writes an empty trim table (no trims) and flushes it. */

@@ -24,7 +24,7 @@ class ChunkLogFlushTest {
           new ByteBufChunkMemory(
               ByteBuffer.allocateDirect(CHUNK),
               (offset, length) -> flushes.add(index + ":" + offset + "+" + length));
-      ChunkLog.format(memory[i], i, CHUNK);
+      ChunkHeaders.format(memory[i], i, CHUNK);
     }
     ChunkMemory trimRegion =
         new ByteBufChunkMemory(
