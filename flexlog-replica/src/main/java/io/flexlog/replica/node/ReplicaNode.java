@@ -14,7 +14,7 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
-import io.flexlog.replica.storage.TieredLogStorage;
+import io.flexlog.replica.storage.tier.TieredLogStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
