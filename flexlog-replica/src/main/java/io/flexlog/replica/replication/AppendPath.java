@@ -16,9 +16,9 @@ import java.util.List;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
- * The append path of one replica (DESIGN §3.1–§3.2, paper Alg. 1): an APPEND is stored as pending,
- * its token goes into the turn's ORDER_REQUEST of its (shard, color), the SN the sequencer assigns
- * commits it, and the commit is acknowledged once durable.
+ * The append path of one replica (paper Alg. 1, docs/architecture.md): an APPEND is stored as
+ * pending, its token goes into the turn's ORDER_REQUEST of its (shard, color), the SN the sequencer
+ * assigns commits it, and the commit is acknowledged once durable.
  *
  * <p>Per token it answers exactly once with one SN: a retried append of a committed token gets the
  * committed SN again (within the dedup window), a retry of a pending one just replaces the

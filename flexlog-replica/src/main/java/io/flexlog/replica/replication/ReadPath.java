@@ -12,12 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads by SN with the hold-or-decide rule of the watermarks (DESIGN §3.3): a read is answered
- * FOUND when a hosted shard of the color's subtree holds the SN, ABSENT (a hole) once every such
- * shard's {@code committedThrough} covers it, TRIMMED at or below the trim point, and RETRY when
- * this replica may have missed the record (a blind range). Otherwise it is held until a commit or
- * watermark decides it, or until {@link ReplicaLimits#readHold()} passes on the runtime's clock,
- * which answers RETRY.
+ * Reads by SN with the hold-or-decide rule of the watermarks (docs/architecture.md): a read is
+ * answered FOUND when a hosted shard of the color's subtree holds the SN, ABSENT (a hole) once
+ * every such shard's {@code committedThrough} covers it, TRIMMED at or below the trim point, and
+ * RETRY when this replica may have missed the record (a blind range). Otherwise it is held until a
+ * commit or watermark decides it, or until {@link ReplicaLimits#readHold()} passes on the runtime's
+ * clock, which answers RETRY.
  *
  * <p>Threading: the replica's event loop.
  */

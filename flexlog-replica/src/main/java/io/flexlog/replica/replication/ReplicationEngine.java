@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replication protocol of one replica node (DESIGN §3.1–§3.5, paper Alg. 1), free of sockets
+ * The replication protocol of one replica node (DESIGN §3.1–§3.3, paper Alg. 1), free of sockets
  * and threads: the node's adapter hands it every frame as an {@code onXxx(connection, frame)} call,
  * it decodes the frame's fields and drives the state machine of the frame's concern: {@link
  * AppendPath} (pending, order, commit, ack), {@link ReadPath} (hold or decide), {@link Trims},

@@ -34,8 +34,8 @@ import org.agrona.collections.Long2ObjectHashMap;
  * the shard first.
  *
  * <p>Trim: records at or below the color's trim point are never sent; a subscription whose position
- * a trim overtakes continues after the trim point (the engine refuses to open one that starts at a
- * trimmed SN).
+ * a trim overtakes continues after the trim point (a SUBSCRIBE asking to refuse trimmed SNs that
+ * starts at one is refused).
  *
  * <p>Topology changes: when a color's subtree gains shards, the color's role sends a join mark
  * {@code (topology version, mark SN)} on the connections that carry its watermarks, so it reaches

@@ -11,12 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a replica does when a sequencer link comes up or breaks (DESIGN §3.8). On WELCOME, for every
- * shard attached through that sequencer node, it synchronises the unassigned pending tokens with
- * the other replicas of the shard ({@link TokenSync}), then requests SNs for those no replica has
- * one for; on a lost link the shard's logs turn blind until the next watermark. It also answers the
- * TOKEN_SYNC requests of the other replicas, and is the append path's side of the {@link TokenSync}
- * (adopting the SNs peers report).
+ * What a replica does when a sequencer link comes up or breaks (docs/architecture.md). On WELCOME,
+ * for every shard attached through that sequencer node, it synchronises the unassigned pending
+ * tokens with the other replicas of the shard ({@link TokenSync}), then requests SNs for those no
+ * replica has one for; on a lost link the shard's logs turn blind until the next watermark. It also
+ * answers the TOKEN_SYNC requests of the other replicas, and is the append path's side of the
+ * {@link TokenSync} (adopting the SNs peers report).
  *
  * <p>Threading: the replica's event loop.
  */
