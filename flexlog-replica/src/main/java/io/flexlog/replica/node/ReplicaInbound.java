@@ -15,22 +15,23 @@ import java.util.function.Consumer;
  * The Netty handlers ({@link ReplicaServerHandler}, {@link SequencerLink}) only wrap channels and
  * own the frames; this class holds the routing.
  *
- * <p>Threading: the engine's event loop. The caller keeps ownership of each frame.
+ * <p>The deterministic simulation can route its in-memory frames through it too. Threading: the
+ * engine's event loop. The caller keeps ownership of each frame.
  */
-final class ReplicaInbound {
+public final class ReplicaInbound {
   private final ReplicationEngine engine;
   private final Consumer<ByteBuf> atomicPeerFrames;
 
   /**
    * @param atomicPeerFrames takes the peer frames that belong to atomic appends
    */
-  ReplicaInbound(ReplicationEngine engine, Consumer<ByteBuf> atomicPeerFrames) {
+  public ReplicaInbound(ReplicationEngine engine, Consumer<ByteBuf> atomicPeerFrames) {
     this.engine = engine;
     this.atomicPeerFrames = atomicPeerFrames;
   }
 
   /** A frame from a client (or a peer asking TOKEN_SYNC) on an accepted connection. */
-  void onClientFrame(Connection connection, ByteBuf frame) {
+  public void onClientFrame(Connection connection, ByteBuf frame) {
     switch (FrameDescriptor.type(frame)) {
       case MessageType.APPEND -> engine.onAppend(connection, frame);
       case MessageType.READ -> engine.onRead(connection, frame);
@@ -45,11 +46,11 @@ final class ReplicaInbound {
     }
   }
 
-  void onClientWritable(Connection connection) {
+  public void onClientWritable(Connection connection) {
     engine.onConnectionWritable(connection);
   }
 
-  void onClientClosed(Connection connection) {
+  public void onClientClosed(Connection connection) {
     engine.onConnectionClosed(connection);
   }
 
@@ -58,7 +59,7 @@ final class ReplicaInbound {
    *
    * @return false for a frame the link handles itself (ERROR) or does not expect
    */
-  boolean onSequencerFrame(int sequencerId, ByteBuf frame) {
+  public boolean onSequencerFrame(int sequencerId, ByteBuf frame) {
     switch (FrameDescriptor.type(frame)) {
       case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
       case MessageType.WATERMARK -> engine.onWatermark(sequencerId, frame);
@@ -72,12 +73,12 @@ final class ReplicaInbound {
     return true;
   }
 
-  void onSequencerLinkLost(int sequencerId) {
+  public void onSequencerLinkLost(int sequencerId) {
     engine.onSequencerLinkLost(sequencerId);
   }
 
   /** A frame on one of this node's connections to the other replicas: an answer to it. */
-  void onPeerFrame(ByteBuf frame) {
+  public void onPeerFrame(ByteBuf frame) {
     if (!ReplicationEngine.isTokenSyncReply(frame)) {
       atomicPeerFrames.accept(frame);
     } else if (FrameDescriptor.type(frame) == MessageType.ERROR) {

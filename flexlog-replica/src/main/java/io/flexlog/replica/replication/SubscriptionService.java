@@ -363,7 +363,7 @@ final class SubscriptionService {
    * serving; {@link #stopHeartbeats} ends it.
    */
   void startHeartbeats() {
-    if (heartbeating) {
+    if (heartbeats != null) {
       throw new IllegalStateException("heartbeats already started");
     }
     heartbeating = true;
