@@ -76,7 +76,7 @@ public final class ReplicaNode implements AutoCloseable {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final ReplicationEngine engine;
-  private final ReplicaInbound inbound;
+  private final ReplicaAdapter adapter;
   private final PeerLinks peers;
   private final AtomicAppends atomic;
   private final Int2ObjectHashMap<SequencerLink> linksBySequencer = new Int2ObjectHashMap<>();
@@ -122,8 +122,8 @@ public final class ReplicaNode implements AutoCloseable {
             config.atomic(),
             System::nanoTime,
             registry);
-    this.inbound = new ReplicaInbound(engine, atomic::onPeerFrame);
-    peers.deliverTo(inbound::onPeerFrame);
+    this.adapter = new ReplicaAdapter(engine, atomic::onPeerFrame);
+    peers.deliverTo(adapter::onPeerFrame);
     engine.attachPeers(peers);
     engine.attachStaging(atomic);
   }
@@ -148,7 +148,7 @@ public final class ReplicaNode implements AutoCloseable {
                     ch.pipeline()
                         .addLast(
                             new FrameDecoder(Transport.MAX_FRAME_BYTES),
-                            new ReplicaServerHandler(inbound, ch));
+                            new ReplicaServerHandler(adapter, ch));
                   }
                 });
     serverChannel = server.bind(config.bindHost(), config.port()).sync().channel();
@@ -180,7 +180,7 @@ public final class ReplicaNode implements AutoCloseable {
           if (link == null) {
             link =
                 new SequencerLink(
-                    config.nodeId(), engine.topology().node(sequencerId), shards, inbound, loop);
+                    config.nodeId(), engine.topology().node(sequencerId), shards, adapter, loop);
             linksBySequencer.put(sequencerId, link);
             link.connect();
           } else {

@@ -10,17 +10,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Netty end of one accepted connection: hands each frame, the writability and the close of the
- * channel to the {@link ReplicaInbound} as its one {@link ChannelConnection}. Runs on the engine's
+ * channel to the {@link ReplicaAdapter} as its one {@link ChannelConnection}. Runs on the engine's
  * event loop, so it calls in directly. Owns and releases each frame.
  */
 final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaServerHandler.class);
 
-  private final ReplicaInbound inbound;
+  private final ReplicaAdapter adapter;
   private final ChannelConnection connection;
 
-  ReplicaServerHandler(ReplicaInbound inbound, Channel channel) {
-    this.inbound = inbound;
+  ReplicaServerHandler(ReplicaAdapter adapter, Channel channel) {
+    this.adapter = adapter;
     this.connection = new ChannelConnection(channel);
   }
 
@@ -28,7 +28,7 @@ final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     ByteBuf frame = (ByteBuf) msg;
     try {
-      inbound.onClientFrame(connection, frame);
+      adapter.onClientFrame(connection, frame);
     } finally {
       frame.release();
     }
@@ -37,14 +37,14 @@ final class ReplicaServerHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (ctx.channel().isWritable()) {
-      inbound.onClientWritable(connection);
+      adapter.onClientWritable(connection);
     }
     ctx.fireChannelWritabilityChanged();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    inbound.onClientClosed(connection);
+    adapter.onClientClosed(connection);
     ctx.fireChannelInactive();
   }
 

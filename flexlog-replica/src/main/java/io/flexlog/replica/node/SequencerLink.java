@@ -52,7 +52,7 @@ final class SequencerLink {
   private final int replicaNodeId;
   private final NodeAddress sequencer;
   private int[] shardIds;
-  private final ReplicaInbound inbound;
+  private final ReplicaAdapter adapter;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
   private Channel channel;
@@ -66,12 +66,12 @@ final class SequencerLink {
       int replicaNodeId,
       NodeAddress sequencer,
       int[] shardIds,
-      ReplicaInbound inbound,
+      ReplicaAdapter adapter,
       EventLoop loop) {
     this.replicaNodeId = replicaNodeId;
     this.sequencer = sequencer;
     this.shardIds = shardIds;
-    this.inbound = inbound;
+    this.adapter = adapter;
     this.loop = loop;
     this.bootstrap =
         new Bootstrap()
@@ -209,7 +209,7 @@ final class SequencerLink {
       if (channel == ctx.channel()) {
         channel = null;
       }
-      inbound.onSequencerLinkLost(sequencer.id());
+      adapter.onSequencerLinkLost(sequencer.id());
       if (!closed) {
         LOG.warn("replica {} lost sequencer {}; reconnecting", replicaNodeId, sequencer.id());
         scheduleReconnect();
@@ -220,7 +220,7 @@ final class SequencerLink {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ByteBuf frame = (ByteBuf) msg;
       try {
-        if (inbound.onSequencerFrame(sequencer.id(), frame)) {
+        if (adapter.onSequencerFrame(sequencer.id(), frame)) {
           return;
         }
         if (FrameDescriptor.type(frame) == MessageType.ERROR) {

@@ -9,7 +9,7 @@
  *       {@code onXxx(connection, frame)} for client and peer frames, {@code onXxx(sequencerId,
  *       frame)} for sequencer frames, link and connection events. It decodes each frame's fields
  *       and calls the state machine of the frame's concern. In a running node the adapter {@code
- *       io.flexlog.replica.node.ReplicaInbound} routes frames to it by type; the deterministic
+ *       io.flexlog.replica.node.ReplicaAdapter} routes frames to it by type; the deterministic
  *       simulation calls it directly.
  *   <li>What the engine needs from its surroundings is injected: a {@link
  *       io.flexlog.replica.replication.ReplicaRuntime} (end-of-turn task, timers, clock), a {@code

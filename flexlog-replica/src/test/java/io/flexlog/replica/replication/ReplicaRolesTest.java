@@ -2,6 +2,7 @@ package io.flexlog.replica.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
@@ -9,8 +10,11 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
@@ -286,6 +290,27 @@ class ReplicaRolesTest {
     assertThat(engine.heldReads()).isZero();
     assertThat(runtime.pendingTimers()).isZero();
     assertThat(client.sent()).isEmpty();
+  }
+
+  // ------------------------------------------------------------------ outside the turn
+
+  @Test
+  void shouldAnswerMetadataAndUnsupportedFramesAtOnceWithoutWaitingForTheTurn() {
+    deliver(
+        MetadataDescriptor.encodeRequest(ByteBufAllocator.DEFAULT, 3),
+        f -> engine.onMetadataRequest(client, f));
+    ByteBuf metadata = onlyFrame(client);
+    assertThat(FrameDescriptor.type(metadata)).isEqualTo(MessageType.METADATA_RESPONSE);
+    assertThat(FrameDescriptor.requestId(metadata)).isEqualTo(3);
+    metadata.release();
+
+    deliver(
+        HelloDescriptor.encode(ByteBufAllocator.DEFAULT, NODE, new int[] {SHARD}),
+        f -> engine.onUnsupportedFrame(client, f));
+    ByteBuf error = onlyFrame(client);
+    assertThat(ErrorDescriptor.code(error)).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    assertThat(ErrorDescriptor.message(error)).contains("HELLO");
+    error.release();
   }
 
   // ------------------------------------------------------------------ subscriptions

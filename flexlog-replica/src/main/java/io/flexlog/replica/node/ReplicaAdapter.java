@@ -9,23 +9,23 @@ import io.netty.buffer.ByteBuf;
 import java.util.function.Consumer;
 
 /**
- * The replica node's inbound adapter: every frame that reaches the node, from a client, a sequencer
- * link or a peer connection, is dispatched here by its type to the {@link ReplicationEngine}'s
- * {@code onXxx} call (or to the atomic component, for peer frames that are not token sync replies).
- * The Netty handlers ({@link ReplicaServerHandler}, {@link SequencerLink}) only wrap channels and
- * own the frames; this class holds the routing.
+ * The replica node's adapter: every frame that reaches the node, from a client, a sequencer link or
+ * a peer connection, is dispatched here by its type to the {@link ReplicationEngine}'s {@code
+ * onXxx} call (or to the atomic component, for peer frames that are not token sync replies). The
+ * Netty handlers ({@link ReplicaServerHandler}, {@link SequencerLink}) only wrap channels and own
+ * the frames; this class holds the routing.
  *
  * <p>The deterministic simulation can route its in-memory frames through it too. Threading: the
  * engine's event loop. The caller keeps ownership of each frame.
  */
-public final class ReplicaInbound {
+public final class ReplicaAdapter {
   private final ReplicationEngine engine;
   private final Consumer<ByteBuf> atomicPeerFrames;
 
   /**
    * @param atomicPeerFrames takes the peer frames that belong to atomic appends
    */
-  public ReplicaInbound(ReplicationEngine engine, Consumer<ByteBuf> atomicPeerFrames) {
+  public ReplicaAdapter(ReplicationEngine engine, Consumer<ByteBuf> atomicPeerFrames) {
     this.engine = engine;
     this.atomicPeerFrames = atomicPeerFrames;
   }
