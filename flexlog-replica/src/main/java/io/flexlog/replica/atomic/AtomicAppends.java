@@ -13,6 +13,7 @@ import io.flexlog.core.protocol.GroupResultDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
+import io.flexlog.replica.replication.Connection;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.StagingHook;
@@ -22,7 +23,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
@@ -134,7 +134,7 @@ public final class AtomicAppends implements StagingHook {
   private final List<StagedGroup> uncommitted = new ArrayList<>();
   private final List<Long> uncommittedAddresses = new ArrayList<>();
   private List<Runnable> afterFlush = new ArrayList<>();
-  private final List<Channel> touched = new ArrayList<>();
+  private final List<Connection> touched = new ArrayList<>();
   private long stagingSn;
   private long forwardIds;
   private ScheduledFuture<?> timer;
@@ -294,7 +294,7 @@ public final class AtomicAppends implements StagingHook {
   // ---------------------------------------------------------------- client frames
 
   @Override
-  public boolean onClientFrame(Channel channel, ByteBuf frame) {
+  public boolean onClientFrame(Connection channel, ByteBuf frame) {
     switch (FrameDescriptor.type(frame)) {
       case MessageType.STAGE -> onStage(channel, frame);
       case MessageType.COMMIT_GROUP -> onCommitGroup(channel, frame);
@@ -305,7 +305,7 @@ public final class AtomicAppends implements StagingHook {
     return true;
   }
 
-  private void onStage(Channel channel, ByteBuf frame) {
+  private void onStage(Connection channel, ByteBuf frame) {
     long requestId = FrameDescriptor.requestId(frame);
     long high = StageDescriptor.groupHigh(frame);
     long low = StageDescriptor.groupLow(frame);
@@ -365,7 +365,7 @@ public final class AtomicAppends implements StagingHook {
 
   /** Validates a STAGE against the topology and limits; on a refusal writes the ERROR. */
   private boolean checkStage(
-      Channel channel, long requestId, ByteBuf frame, int brokerShard, int count) {
+      Connection channel, long requestId, ByteBuf frame, int brokerShard, int count) {
     Topology topology = engine.topology();
     Optional<Shard> broker = topology.shard(brokerShard);
     int targetColor = StageDescriptor.targetColorId(frame);
@@ -403,7 +403,7 @@ public final class AtomicAppends implements StagingHook {
     return true;
   }
 
-  private long stageMember(Channel channel, long requestId, ByteBuf frame, StagedGroup group) {
+  private long stageMember(Connection channel, long requestId, ByteBuf frame, StagedGroup group) {
     ByteBuf payload = StageDescriptor.payload(frame);
     ByteBuf header =
         StagedEntryDescriptor.encodeHeader(
@@ -448,7 +448,7 @@ public final class AtomicAppends implements StagingHook {
     }
   }
 
-  private void onCommitGroup(Channel channel, ByteBuf frame) {
+  private void onCommitGroup(Connection channel, ByteBuf frame) {
     long requestId = FrameDescriptor.requestId(frame);
     long high = CommitGroupDescriptor.groupHigh(frame);
     long low = CommitGroupDescriptor.groupLow(frame);
@@ -870,7 +870,7 @@ public final class AtomicAppends implements StagingHook {
           group.aborted = true;
           settle(group);
           for (int i = 0; i < group.waiters.size(); i++) {
-            Channel channel = group.waiters.get(i);
+            Connection channel = group.waiters.get(i);
             writeError(
                 channel, group.waiterRequestIds.get(i), ErrorCode.GROUP_ABORTED, aborted(group));
           }
@@ -961,7 +961,7 @@ public final class AtomicAppends implements StagingHook {
   }
 
   /** The answer to a finished group: its SNs, or the members that failed for good. */
-  private void answer(Channel channel, long requestId, StagedGroup group) {
+  private void answer(Connection channel, long requestId, StagedGroup group) {
     if (loseAnswers.getAsBoolean()) {
       LOG.warn(
           "replica {} loses the answer for group {} (fault injection)", nodeId, group.describe());
@@ -1013,15 +1013,15 @@ public final class AtomicAppends implements StagingHook {
         + " ms of its last stage); this replica never places it";
   }
 
-  private void write(Channel channel, ByteBuf frame) {
-    channel.write(frame, channel.voidPromise());
+  private void write(Connection channel, ByteBuf frame) {
+    channel.write(frame);
     if (!touched.contains(channel)) {
       touched.add(channel);
     }
   }
 
-  private void writeError(Channel channel, long requestId, ErrorCode code, String message) {
-    channel.writeAndFlush(
-        ErrorDescriptor.encode(channel.alloc(), requestId, code, message), channel.voidPromise());
+  private void writeError(Connection channel, long requestId, ErrorCode code, String message) {
+    channel.write(ErrorDescriptor.encode(channel.alloc(), requestId, code, message));
+    channel.flush();
   }
 }

@@ -1,7 +1,7 @@
 package io.flexlog.replica.atomic;
 
 import io.flexlog.core.model.Sn;
-import io.netty.channel.Channel;
+import io.flexlog.replica.replication.Connection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -76,7 +76,7 @@ final class StagedGroup {
   int forwarded;
 
   /** Clients waiting for the GROUP_RESULT: channel and request id. */
-  final List<Channel> waiters = new ArrayList<>(1);
+  final List<Connection> waiters = new ArrayList<>(1);
 
   final List<Long> waiterRequestIds = new ArrayList<>(1);
 

@@ -20,6 +20,7 @@ import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.replica.replication.EmbeddedConnections;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
@@ -269,7 +270,7 @@ class AtomicAppendsTest {
 
   private void deliver(ByteBuf frame) {
     try {
-      engine.onAtomicFrame(client, frame);
+      engine.onAtomicFrame(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }
@@ -484,7 +485,7 @@ class AtomicAppendsTest {
     for (long sn = 1; sn <= 2; sn++) {
       ByteBuf read = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, sn, Color.GLOBAL_ID, sn);
       try {
-        engine.onRead(client, read);
+        engine.onRead(EmbeddedConnections.of(client), read);
       } finally {
         read.release();
       }

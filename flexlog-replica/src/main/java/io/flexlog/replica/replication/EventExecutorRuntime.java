@@ -1,0 +1,33 @@
+package io.flexlog.replica.replication;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@link ReplicaRuntime} of a running replica node: its Netty event loop, and the system's
+ * monotonic clock. Also used by tests that drive the engine on an embedded event loop.
+ */
+public final class EventExecutorRuntime implements ReplicaRuntime {
+  private final EventExecutor executor;
+
+  public EventExecutorRuntime(EventExecutor executor) {
+    this.executor = executor;
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    executor.execute(task);
+  }
+
+  @Override
+  public Timer schedule(Runnable task, long delayNanos) {
+    ScheduledFuture<?> future = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    return () -> future.cancel(false);
+  }
+
+  @Override
+  public long nanoTime() {
+    return System.nanoTime();
+  }
+}
