@@ -8,6 +8,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.replica.atomic.AtomicAppends;
 import io.flexlog.replica.atomic.AtomicConfig;
+import io.flexlog.replica.atomic.EventLoopScheduler;
 import io.flexlog.replica.atomic.PeerLinks;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
@@ -111,10 +112,9 @@ public final class ReplicaNode implements AutoCloseable {
             engine,
             storage,
             config.limits(),
-            loop,
+            new EventLoopScheduler(loop),
             peers,
             config.atomic(),
-            System::nanoTime,
             registry);
     peers.deliverTo(
         frame -> {

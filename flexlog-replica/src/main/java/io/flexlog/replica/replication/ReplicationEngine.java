@@ -30,7 +30,10 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.List;
@@ -329,7 +332,7 @@ public final class ReplicationEngine {
 
   /** STAGE or COMMIT_GROUP: handed to the atomic-append component. */
   public void onAtomicFrame(Channel channel, ByteBuf frame) {
-    if (!staging.onClientFrame(channel, frame)) {
+    if (!staging.onClientFrame(ChannelConnection.of(channel), frame)) {
       writeError(
           channel,
           FrameDescriptor.requestId(frame),
@@ -1085,6 +1088,61 @@ public final class ReplicationEngine {
         ErrorDescriptor.encode(channel.alloc(), requestId, code, message), channel.voidPromise());
     touch(channel);
     scheduleEndOfTurn();
+  }
+
+  /**
+   * A client channel as the atomic component sees it; one per channel, kept as a channel attribute
+   * so that the component can tell connections apart. A bridge until the engine itself works on
+   * {@link Connection}s.
+   */
+  private static final class ChannelConnection implements Connection {
+    private static final AttributeKey<ChannelConnection> KEY =
+        AttributeKey.valueOf("flexlog.replica.atomic-connection");
+    private final Channel channel;
+
+    private ChannelConnection(Channel channel) {
+      this.channel = channel;
+    }
+
+    static Connection of(Channel channel) {
+      Attribute<ChannelConnection> attribute = channel.attr(KEY);
+      ChannelConnection connection = attribute.get();
+      if (connection == null) {
+        connection = new ChannelConnection(channel);
+        attribute.set(connection);
+      }
+      return connection;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+      return channel.alloc();
+    }
+
+    @Override
+    public void write(ByteBuf frame) {
+      channel.write(frame, channel.voidPromise());
+    }
+
+    @Override
+    public void flush() {
+      channel.flush();
+    }
+
+    @Override
+    public boolean isActive() {
+      return channel.isActive();
+    }
+
+    @Override
+    public boolean isWritable() {
+      return channel.isWritable();
+    }
+
+    @Override
+    public void close() {
+      channel.close();
+    }
   }
 
   /** A read that could not be decided yet, waiting for commits or watermarks or its timeout. */
