@@ -73,19 +73,7 @@ final class GroupDecisions {
     }
     if (group.memberCount != count || group.brokerShardId != brokerShard) {
       replies.error(
-          connection,
-          requestId,
-          ErrorCode.INVALID_ARGUMENT,
-          "group "
-              + group.describe()
-              + " was staged with "
-              + group.memberCount
-              + " members on shard "
-              + group.brokerShardId
-              + ", not "
-              + count
-              + " on shard "
-              + brokerShard);
+          connection, requestId, ErrorCode.INVALID_ARGUMENT, otherShape(group, count, brokerShard));
       return;
     }
     if (group.done) {
@@ -98,23 +86,7 @@ final class GroupDecisions {
       return;
     }
     if (!group.abortWritten && !group.fullyStaged()) {
-      replies.error(
-          connection,
-          requestId,
-          ErrorCode.INVALID_ARGUMENT,
-          "group "
-              + group.describe()
-              + " of "
-              + count
-              + " members is not fully staged on shard "
-              + group.brokerShardId
-              + " at replica node "
-              + nodeId
-              + " ("
-              + group.staged
-              + " of "
-              + group.memberCount
-              + ")");
+      replies.error(connection, requestId, ErrorCode.INVALID_ARGUMENT, notFullyStaged(group));
       return;
     }
     group.addWaiter(connection, requestId);
@@ -122,6 +94,35 @@ final class GroupDecisions {
       end(connection, requestId, group);
     }
     // An abort that is not durable yet answers the waiters once it is (see abort).
+  }
+
+  private static String otherShape(StagedGroup group, int count, int brokerShard) {
+    return "group "
+        + group.describe()
+        + " was staged with "
+        + group.memberCount
+        + " members on shard "
+        + group.brokerShardId
+        + ", not "
+        + count
+        + " on shard "
+        + brokerShard;
+  }
+
+  private String notFullyStaged(StagedGroup group) {
+    return "group "
+        + group.describe()
+        + " of "
+        + group.memberCount
+        + " members is not fully staged on shard "
+        + group.brokerShardId
+        + " at replica node "
+        + nodeId
+        + " ("
+        + group.staged
+        + " of "
+        + group.memberCount
+        + ")";
   }
 
   /** Writes END; forwarding starts once it is durable. */
