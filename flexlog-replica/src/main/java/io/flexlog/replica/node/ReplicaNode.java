@@ -117,10 +117,9 @@ public final class ReplicaNode implements AutoCloseable {
             engine,
             storage,
             config.limits(),
-            loop,
+            new EventExecutorRuntime(loop),
             peers,
             config.atomic(),
-            System::nanoTime,
             registry);
     this.adapter = new ReplicaAdapter(engine, atomic::onPeerFrame);
     peers.deliverTo(adapter::onPeerFrame);

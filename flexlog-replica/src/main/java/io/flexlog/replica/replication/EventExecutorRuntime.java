@@ -3,6 +3,7 @@ package io.flexlog.replica.replication;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The {@link ReplicaRuntime} of a running replica node: its Netty event loop, and the system's
@@ -10,9 +11,19 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EventExecutorRuntime implements ReplicaRuntime {
   private final EventExecutor executor;
+  private final LongSupplier clock;
 
   public EventExecutorRuntime(EventExecutor executor) {
+    this(executor, System::nanoTime);
+  }
+
+  /**
+   * Timers on {@code executor}, time from {@code clock}: for tests that freeze the executor's time
+   * and move both together.
+   */
+  public EventExecutorRuntime(EventExecutor executor, LongSupplier clock) {
     this.executor = executor;
+    this.clock = clock;
   }
 
   @Override
@@ -28,6 +39,6 @@ public final class EventExecutorRuntime implements ReplicaRuntime {
 
   @Override
   public long nanoTime() {
-    return System.nanoTime();
+    return clock.getAsLong();
   }
 }
