@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * {@code on...} and {@link #start}); the queue is shared with the application's thread under a
  * lock; consumption reaches the loop as a task.
  */
-final class ClientSubscription implements RecordStream {
+final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private static final Logger LOG = LoggerFactory.getLogger(ClientSubscription.class);
 
   /** How soon a subscription asks again for a topology that is behind a join mark. */
@@ -66,7 +66,7 @@ final class ClientSubscription implements RecordStream {
 
   // Loop-confined.
   private final SubscriptionMerger merger;
-  private final JoinMarks marks = new JoinMarks();
+  private final JoinMarks marks;
   private ShardStream[] streams;
   private long[] held;
   private boolean stopped;
@@ -119,6 +119,7 @@ final class ClientSubscription implements RecordStream {
     this.ctx = ctx;
     this.loop = loop;
     this.merger = new SubscriptionMerger(shards.size(), fromSn);
+    this.marks = new JoinMarks(colorName, colorId, merger, ctx, this);
     this.streams = new ShardStream[shards.size()];
     for (int i = 0; i < streams.length; i++) {
       streams[i] = new ShardStream(this, i, shards.get(i), firstReplica + i);
@@ -191,55 +192,20 @@ final class ClientSubscription implements RecordStream {
     }
     stream.lastHeardNs = ctx.nanoTime();
     stream.onAnswer();
-    long version = TopologyMarkDescriptor.topologyVersion(frame);
-    long markSn = TopologyMarkDescriptor.markSn(frame);
-    if (version <= topologyVersion) {
-      return; // the shard set already includes what joined then
-    }
-    if (!marks.add(version, markSn)) {
-      return; // the same mark from another shard
-    }
-    merger.holdFrom(Math.min(merger.holdSn(), markSn));
-    LOG.info(
-        "subscription to '{}': shards joined the subtree at topology version {} from SN {};"
-            + " holding SNs from there until their streams are open",
-        colorName,
-        version,
-        markSn);
-    refreshForMarks();
+    marks.onMark(
+        TopologyMarkDescriptor.topologyVersion(frame), TopologyMarkDescriptor.markSn(frame));
   }
 
-  private void refreshForMarks() {
-    if (marks.startRefresh()) {
-      ctx.refreshMetadata(this::afterMarkRefresh);
-    }
-  }
-
-  /** The topology was fetched for pending marks: join the new shards of the ones it covers. */
-  private void afterMarkRefresh() {
-    marks.refreshed();
-    if (stopped || marks.isEmpty()) {
-      return;
-    }
-    Topology topology = ctx.topology();
-    if (topology.color(colorId).filter(c -> c.name().equals(colorName)).isEmpty()) {
-      fail(new UnknownColorException("color '" + colorName + "' no longer exists"));
-      return;
-    }
-    long startSn = marks.takeCovered(topology.version());
-    if (startSn != Long.MAX_VALUE) {
-      joinShards(topology, startSn);
-    }
-    merger.holdFrom(marks.lowestSn());
-    if (!marks.isEmpty()) {
-      marks.retryAt(ctx.nanoTime() + MARK_RETRY_NS); // the metadata service is behind
-    }
+  /** Lifts or moves the merge's hold after the marks changed: releases what may go. */
+  @Override
+  public void releaseHeld() {
     merger.drain(sink);
     grantCredits();
   }
 
   /** Opens a stream from {@code startSn} on every shard of the subtree the subscription lacks. */
-  private void joinShards(Topology topology, long startSn) {
+  @Override
+  public void joinShards(Topology topology, long startSn) {
     topologyVersion = Math.max(topologyVersion, topology.version());
     if (merger.lastReleased() >= startSn) {
       LOG.warn(
@@ -281,7 +247,8 @@ final class ClientSubscription implements RecordStream {
   }
 
   /** The topology version of the subscription's shard set; loop-confined. */
-  long topologyVersion() {
+  @Override
+  public long topologyVersion() {
     return topologyVersion;
   }
 
@@ -372,9 +339,7 @@ final class ClientSubscription implements RecordStream {
     if (stopped) {
       return;
     }
-    if (marks.dueForRetry(nowNs)) {
-      refreshForMarks();
-    }
+    marks.onTick(nowNs);
     for (ShardStream stream : streams) {
       if (stream.state == ShardStream.State.IDLE && nowNs - stream.retryAtNs >= 0) {
         open(stream);
@@ -401,7 +366,8 @@ final class ClientSubscription implements RecordStream {
   }
 
   /** Ends the subscription with an error the application sees. */
-  void fail(FlexLogException error) {
+  @Override
+  public void fail(FlexLogException error) {
     queue.fail(error);
     stop();
   }
@@ -416,7 +382,8 @@ final class ClientSubscription implements RecordStream {
     }
   }
 
-  boolean isStopped() {
+  @Override
+  public boolean isStopped() {
     return stopped;
   }
 
