@@ -6,8 +6,6 @@ import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
 import io.flexlog.core.error.GroupAbortedException;
-import io.flexlog.core.error.InvalidArgumentException;
-import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.protocol.CommitGroupDescriptor;
@@ -16,7 +14,6 @@ import io.flexlog.core.protocol.GroupResultDescriptor;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -89,78 +86,14 @@ final class AtomicGroups {
   CompletableFuture<Map<String, long[]>> appendAtomically(Map<String, List<byte[]>> records) {
     CompletableFuture<Map<String, long[]>> future = new CompletableFuture<>();
     try {
-      PendingGroup group = newGroup(records, future);
+      PendingGroup group =
+          PendingGroup.validated(
+              records, metadata, brokerColor, tokens, clock.nanoTime() + deliveryTimeoutNs, future);
       loop.execute(() -> start(group));
     } catch (RuntimeException e) {
       future.completeExceptionally(e);
     }
     return future;
-  }
-
-  /** Validates everything before anything is staged; resolves colors (refreshing once). */
-  private PendingGroup newGroup(
-      Map<String, List<byte[]>> records, CompletableFuture<Map<String, long[]>> future) {
-    if (records == null || records.isEmpty()) {
-      throw new InvalidArgumentException("an atomic append needs at least one color");
-    }
-    List<String> names = new ArrayList<>();
-    List<byte[]> members = new ArrayList<>();
-    List<Integer> memberColor = new ArrayList<>();
-    for (Map.Entry<String, List<byte[]>> entry : records.entrySet()) {
-      String name = entry.getKey();
-      if (name == null || entry.getValue() == null) {
-        throw new InvalidArgumentException("an atomic append needs a color name and a list");
-      }
-      metadata.color(name);
-      int colorIndex = names.size();
-      names.add(name);
-      List<byte[]> payloads = entry.getValue();
-      for (int i = 0; i < payloads.size(); i++) {
-        checkMember(name, i, payloads.get(i));
-        members.add(payloads.get(i));
-        memberColor.add(colorIndex);
-      }
-    }
-    if (members.isEmpty()) {
-      throw new InvalidArgumentException("an atomic append needs at least one record");
-    }
-    if (members.size() > StageDescriptor.MAX_MEMBERS) {
-      throw new InvalidArgumentException(
-          "an atomic append has at most "
-              + StageDescriptor.MAX_MEMBERS
-              + " records, got "
-              + members.size());
-    }
-    metadata.color(brokerColor);
-    ByteBuf[] payloads = new ByteBuf[members.size()];
-    for (int i = 0; i < payloads.length; i++) {
-      payloads[i] = Unpooled.wrappedBuffer(members.get(i));
-    }
-    return new PendingGroup(
-        tokens.session(),
-        tokens.next(),
-        List.copyOf(names),
-        memberColor.stream().mapToInt(Integer::intValue).toArray(),
-        payloads,
-        future,
-        clock.nanoTime() + deliveryTimeoutNs);
-  }
-
-  private void checkMember(String color, int index, byte[] payload) {
-    if (payload == null) {
-      throw new InvalidArgumentException("record " + index + " of color '" + color + "' is null");
-    }
-    if (payload.length > metadata.maxRecordBytes()) {
-      throw new RecordTooLargeException(
-          "record "
-              + index
-              + " of color '"
-              + color
-              + "' has "
-              + payload.length
-              + " bytes, over the cluster's max.record.bytes="
-              + metadata.maxRecordBytes());
-    }
   }
 
   private void start(PendingGroup group) {
