@@ -102,15 +102,15 @@ public final class ClientCore implements AutoCloseable {
             requestTimeoutNs,
             config.subscribeLivenessTimeout().toNanos());
     this.inbound = new InboundDispatcher(appends, groups, reads, trims, subscriptions);
-    long tickMs =
-        Math.max(
-            1,
-            Math.min(
-                100,
-                Math.min(config.requestTimeout().toMillis(), config.readTimeout().toMillis())
-                    / 10));
+    long tickMs = tickMs(config);
     this.timer =
         loop.scheduleAtFixedRate(this::checkDeadlines, tickMs, tickMs, TimeUnit.MILLISECONDS);
+  }
+
+  /** How often deadlines are checked: a tenth of the shortest timeout, within 1 to 100 ms. */
+  private static long tickMs(FlexLogConfig config) {
+    long shortestMs = Math.min(config.requestTimeout().toMillis(), config.readTimeout().toMillis());
+    return Math.max(1, Math.min(100, shortestMs / 10));
   }
 
   /** Fetches the topology from the bootstrap servers and connects to the replica nodes. */
