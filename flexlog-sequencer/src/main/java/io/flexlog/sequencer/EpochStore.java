@@ -1,16 +1,12 @@
 package io.flexlog.sequencer;
 
+import io.flexlog.core.util.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The durable epoch of a sequencer node, kept in the text file {@code dataDir/epoch} (one unsigned
@@ -18,9 +14,9 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>Durability: {@link #open} and {@link #advance} write the new value to {@code epoch.tmp}, fsync
  * it, atomically rename it over {@code epoch} and fsync the directory, and only then return the new
- * epoch. Hence an epoch is durable before any SN carrying it is issued, and a crash at any point
- * leaves either the old or the new value, never a torn one; every epoch handed out is larger than
- * every epoch handed out by an earlier instance on the same directory.
+ * epoch ({@link DurableFiles}). Hence an epoch is durable before any SN carrying it is issued, and
+ * a crash at any point leaves either the old or the new value, never a torn one; every epoch handed
+ * out is larger than every epoch handed out by an earlier instance on the same directory.
  *
  * <p>Epochs stay in {@code [1, Integer.MAX_VALUE]} so that SNs ({@code epoch << 32 | counter})
  * remain positive and compare correctly as signed {@code long}s.
@@ -30,14 +26,11 @@ import java.nio.file.StandardOpenOption;
  */
 public final class EpochStore implements NodeEpochs {
   static final String FILE_NAME = "epoch";
-  private static final String TEMP_NAME = "epoch.tmp";
 
   private final Path file;
-  private final Path dir;
   private volatile int current;
 
   private EpochStore(Path dir, int current) {
-    this.dir = dir;
     this.file = dir.resolve(FILE_NAME);
     this.current = current;
   }
@@ -121,33 +114,7 @@ public final class EpochStore implements NodeEpochs {
   }
 
   private void write(int epoch) throws IOException {
-    Path temp = dir.resolve(TEMP_NAME);
-    byte[] bytes = (epoch + "\n").getBytes(StandardCharsets.US_ASCII);
-    try (FileChannel ch =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(true);
-    }
-    try {
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("file system of " + dir + " cannot rename atomically", e);
-    }
-    syncDirectory();
+    DurableFiles.writeAtomically(file, (epoch + "\n").getBytes(StandardCharsets.US_ASCII));
     current = epoch;
-  }
-
-  // The rename is only durable once the directory entry is; Linux allows fsync on a directory fd.
-  private void syncDirectory() throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
   }
 }

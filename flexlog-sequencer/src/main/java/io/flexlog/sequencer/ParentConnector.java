@@ -1,18 +1,15 @@
 package io.flexlog.sequencer;
 
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.ConnectionErrors;
-import io.flexlog.core.net.Transport;
-import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.core.util.Backoff;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,14 +24,15 @@ final class ParentConnector {
   private static final Logger LOG = LoggerFactory.getLogger(ParentConnector.class);
   static final long MIN_BACKOFF_MS = 50;
   static final long MAX_BACKOFF_MS = 1000;
+  private static final int CONNECT_TIMEOUT_MS = 2000;
 
   private final int nodeId;
   private final int parentNodeId;
   private final OrderingService service;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
+  private final Backoff backoff = Backoff.doublingMs(MIN_BACKOFF_MS, MAX_BACKOFF_MS);
   private Channel channel;
-  private long backoffMs = MIN_BACKOFF_MS;
   private boolean closed;
 
   ParentConnector(
@@ -43,19 +41,7 @@ final class ParentConnector {
     this.parentNodeId = parentNodeId;
     this.service = service;
     this.loop = loop;
-    this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast(new FrameDecoder(maxFrameBytes), new Handler());
-                  }
-                });
+    this.bootstrap = ClientBootstrap.framed(loop, CONNECT_TIMEOUT_MS, maxFrameBytes, Handler::new);
   }
 
   /** Starts connecting; must run on the node's event loop. */
@@ -89,8 +75,7 @@ final class ParentConnector {
   }
 
   private void scheduleReconnect() {
-    loop.schedule(this::attempt, backoffMs, TimeUnit.MILLISECONDS);
-    backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    loop.schedule(this::attempt, backoff.nextDelayMs(), TimeUnit.MILLISECONDS);
   }
 
   /** Stops reconnecting and closes the connection; runs on the node's event loop. */
@@ -111,7 +96,7 @@ final class ParentConnector {
         return;
       }
       channel = ctx.channel();
-      backoffMs = MIN_BACKOFF_MS;
+      backoff.reset();
       link = service.onParentConnected(parentNodeId, new ChannelOutbound(ctx.channel()));
     }
 

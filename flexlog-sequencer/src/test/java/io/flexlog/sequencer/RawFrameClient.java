@@ -3,25 +3,20 @@ package io.flexlog.sequencer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.model.Token;
-import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -41,29 +36,21 @@ final class RawFrameClient implements AutoCloseable {
 
   RawFrameClient(EventLoopGroup group, int port) throws InterruptedException {
     channel =
-        new Bootstrap()
-            .group(group)
-            .channel(NioSocketChannel.class)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(1 << 20))
-                        .addLast(
-                            new SimpleChannelInboundHandler<ByteBuf>() {
-                              @Override
-                              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf f) {
-                                if (FrameDescriptor.type(f) == MessageType.WELCOME) {
-                                  welcomes.add(Unpooled.copiedBuffer(f));
-                                } else {
-                                  received.add(Unpooled.copiedBuffer(f));
-                                }
-                              }
-                            });
-                  }
-                })
+        ClientBootstrap.framed(
+                group,
+                (int) TIMEOUT_MS,
+                1 << 20,
+                () ->
+                    new SimpleChannelInboundHandler<ByteBuf>() {
+                      @Override
+                      protected void channelRead0(ChannelHandlerContext ctx, ByteBuf f) {
+                        if (FrameDescriptor.type(f) == MessageType.WELCOME) {
+                          welcomes.add(Unpooled.copiedBuffer(f));
+                        } else {
+                          received.add(Unpooled.copiedBuffer(f));
+                        }
+                      }
+                    })
             .connect("127.0.0.1", port)
             .sync()
             .channel();

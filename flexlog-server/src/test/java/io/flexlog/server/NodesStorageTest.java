@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
-import io.flexlog.replica.storage.TieredLogStorage;
+import io.flexlog.replica.storage.tier.TieredLogStorage;
 import io.flexlog.server.config.NodeSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;

@@ -7,7 +7,7 @@ import io.flexlog.bench.storage.StorageSettings;
 import io.flexlog.bench.storage.TieredOptions;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.TieredStorageConfig;
+import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.server.config.DataSize;
 import io.netty.util.internal.PlatformDependent;
 import java.io.PrintWriter;

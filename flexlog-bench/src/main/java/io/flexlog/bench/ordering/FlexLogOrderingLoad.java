@@ -1,14 +1,10 @@
 package io.flexlog.bench.ordering;
 
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.Transport;
-import io.flexlog.core.protocol.FrameDecoder;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,21 +20,15 @@ import java.util.concurrent.TimeoutException;
  * {@code eventLoops} client threads.
  */
 final class FlexLogOrderingLoad implements OrderingLoad {
+  private static final int CONNECT_TIMEOUT_MS = 5000;
   private final SequencerTree tree;
   private final List<SequencerLoadClient> clients = new ArrayList<>();
   private final EventLoopGroup group;
-  private final Bootstrap bootstrap;
 
   FlexLogOrderingLoad(
       SequencerTree tree, int window, int eventLoops, LoadControl control, SnObserver observer) {
     this.tree = tree;
     this.group = Transport.eventLoops("flexlog-obench-client", eventLoops);
-    this.bootstrap =
-        new Bootstrap()
-            .group(group)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000);
     SplittableRandom random = new SplittableRandom();
     for (SequencerTree.Attachment attachment : tree.attachments()) {
       // Token sessions are random like a client's, never 0; one per load client.
@@ -83,15 +73,8 @@ final class FlexLogOrderingLoad implements OrderingLoad {
   private ChannelFuture connect(int index) {
     SequencerLoadClient client = clients.get(index);
     NodeAddress node = address(index);
-    return bootstrap
-        .clone()
-        .handler(
-            new ChannelInitializer<SocketChannel>() {
-              @Override
-              protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), client);
-              }
-            })
+    return ClientBootstrap.framed(
+            group, CONNECT_TIMEOUT_MS, Transport.MAX_FRAME_BYTES, () -> client)
         .connect(node.host(), node.port());
   }
 

@@ -1,8 +1,8 @@
 package io.flexlog.bench.storage;
 
 import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.LlplLogStorage;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.pm.LlplLogStorage;
 import java.util.Locale;
 import java.util.Optional;
 

@@ -2,10 +2,10 @@ package io.flexlog.bench.storage;
 
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
-import io.flexlog.replica.storage.PmEntryDescriptor;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.StorageException;
-import io.flexlog.replica.storage.TieredLogStorage;
+import io.flexlog.replica.storage.chunk.PmEntryDescriptor;
+import io.flexlog.replica.storage.tier.TieredLogStorage;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;

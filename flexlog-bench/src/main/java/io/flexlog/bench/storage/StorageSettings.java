@@ -1,8 +1,8 @@
 package io.flexlog.bench.storage;
 
 import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.PmEntryDescriptor;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.chunk.PmEntryDescriptor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;

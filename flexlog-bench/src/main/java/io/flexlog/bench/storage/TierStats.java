@@ -31,7 +31,8 @@ public record TierStats(
     long cacheUsedBytes,
     long pmFullWaits,
     long pmFullWaitNanos) {
-  // The engine's meter names (io.flexlog.replica.storage.TierMetrics, exported to Prometheus as
+  // The engine's meter names (io.flexlog.replica.storage.tier.TierMetrics, exported to Prometheus
+  // as
   // flexlog_storage_cache_hits_total etc.). TieredRecordLogTest fails if they stop moving.
   static final String CACHE_HITS = "flexlog.storage.cache.hits";
   static final String CACHE_MISSES = "flexlog.storage.cache.misses";

@@ -1,10 +1,10 @@
 package io.flexlog.bench.storage;
 
-import io.flexlog.replica.storage.TieredStorageConfig;
+import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import java.nio.file.Path;
 
 /**
- * The sizes of the tiered engine ({@link io.flexlog.replica.storage.TieredLogStorage}) one
+ * The sizes of the tiered engine ({@link io.flexlog.replica.storage.tier.TieredLogStorage}) one
  * benchmark thread's log gets: its PM log and its off-heap cache. The rest is the replica's default
  * ({@link TieredStorageConfig#defaults}: PM high watermark, segment size); segments go to {@code
  * segments} inside the thread's log directory, as a replica keeps them in {@code

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.LlplLogStorage;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.pm.LlplLogStorage;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -20,10 +20,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,17 +34,8 @@ import org.slf4j.LoggerFactory;
  * application takes it from the queue. So memory per subscription is bounded by the windows, and
  * the application's pace sets the replicas' pace.
  *
- * <p>Topology changes (DESIGN §3.4): when the color's subtree gains shards, the role of the color
- * takes a join mark {@code j} (every SN it gave before is below {@code j}, every SN a new shard can
- * hold is at or above it) and every replica of the old shards delivers it on its streams before any
- * record or progress at or above {@code j}. A mark of a topology newer than the subscription's
- * makes the merger hold every release at or above {@code j} at once; the subscription refreshes the
- * topology (again, every {@link #MARK_RETRY_NS}, until the fetched topology is at least the mark's
- * version), opens a stream on every shard of the subtree it lacks, starting at {@code j} (or at its
- * own start, if later), and then lifts the hold: the enlarged merge releases nothing at or above
- * {@code j} before the new streams' progress passes it. Marks the subscription's topology already
- * covers (it was opened, or refreshed, after the change) are ignored; a new stream opened below a
- * shard's join mark is harmless, the shard has nothing of the color there.
+ * <p>Topology changes: a join mark of a topology newer than the subscription's holds the merge and
+ * makes the subscription open streams on the shards that joined; see {@link JoinMarks}.
  *
  * <p>Liveness: replicas send a heartbeat (a SUBSCRIBE_PROGRESS repeating the progress) on a
  * subscription that has been idle for their heartbeat interval. A stream that hears nothing for
@@ -59,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * {@code on...} and {@link #start}); the queue is shared with the application's thread under a
  * lock; consumption reaches the loop as a task.
  */
-final class ClientSubscription implements RecordStream {
+final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private static final Logger LOG = LoggerFactory.getLogger(ClientSubscription.class);
 
   /** How soon a subscription asks again for a topology that is behind a join mark. */
@@ -78,6 +66,7 @@ final class ClientSubscription implements RecordStream {
 
   // Loop-confined.
   private final SubscriptionMerger merger;
+  private final JoinMarks marks;
   private ShardStream[] streams;
   private long[] held;
   private boolean stopped;
@@ -86,18 +75,11 @@ final class ClientSubscription implements RecordStream {
   /** The topology version the shard set comes from. */
   private long topologyVersion;
 
-  /** Join marks of newer topologies not handled yet: (version, SN) pairs. */
-  private long[] markVersions = new long[2];
-
-  private long[] markSns = new long[2];
-  private int markCount;
-  private boolean markRefreshing;
-  private long markRetryAtNs;
   private final SubscriptionMerger.Sink sink =
       new SubscriptionMerger.Sink() {
         @Override
         public void released(LogRecord record, int shard) {
-          offer(record, shard);
+          queue.offer(record, shard);
         }
 
         @Override
@@ -106,26 +88,8 @@ final class ClientSubscription implements RecordStream {
         }
       };
 
-  // Shared with the application's thread, under the lock.
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition available = lock.newCondition();
-  private LogRecord[] queue = new LogRecord[64];
-  private int[] queueShard = new int[64];
-  private int head;
-  private int size;
-  private long[] consumed;
-  private long unreported;
-  private boolean grantScheduled;
-  private FlexLogException failure;
-  private boolean closed;
-  private volatile long lastSn;
-
-  /**
-   * Set by the loop when some replica has less than half a window of credit left: then the
-   * application reports what it consumed as soon as it has taken everything queued, so that a
-   * replica is never left without credit while the application waits.
-   */
-  private boolean creditLow;
+  /** Shared with the application's thread. */
+  private final SubscriptionQueue queue;
 
   /**
    * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
@@ -155,13 +119,13 @@ final class ClientSubscription implements RecordStream {
     this.ctx = ctx;
     this.loop = loop;
     this.merger = new SubscriptionMerger(shards.size(), fromSn);
+    this.marks = new JoinMarks(colorName, colorId, merger, ctx, this);
     this.streams = new ShardStream[shards.size()];
     for (int i = 0; i < streams.length; i++) {
       streams[i] = new ShardStream(this, i, shards.get(i), firstReplica + i);
     }
     this.held = new long[shards.size()];
-    this.consumed = new long[shards.size()];
-    this.lastSn = Math.max(0, fromSn - 1);
+    this.queue = new SubscriptionQueue(shards.size(), fromSn, windowBytes, loop, grantTask);
   }
 
   // ------------------------------------------------------------------ loop side
@@ -174,7 +138,7 @@ final class ClientSubscription implements RecordStream {
   }
 
   private void open(ShardStream stream) {
-    absorbConsumed();
+    queue.absorbConsumed(held);
     long credit = Math.max(0, windowBytes - held[stream.index]);
     long resumeSn = merger.resumeSn(stream.index);
     // Only the subscriber's own start may be refused as trimmed; a resumption (or a start from 0)
@@ -188,12 +152,7 @@ final class ClientSubscription implements RecordStream {
         merger.resumeSn(stream.index),
         credit);
     if (credit < windowBytes / 2) {
-      lock.lock();
-      try {
-        creditLow = true;
-      } finally {
-        lock.unlock();
-      }
+      queue.markCreditLow();
     }
   }
 
@@ -233,80 +192,20 @@ final class ClientSubscription implements RecordStream {
     }
     stream.lastHeardNs = ctx.nanoTime();
     stream.onAnswer();
-    long version = TopologyMarkDescriptor.topologyVersion(frame);
-    long markSn = TopologyMarkDescriptor.markSn(frame);
-    if (version <= topologyVersion) {
-      return; // the shard set already includes what joined then
-    }
-    for (int i = 0; i < markCount; i++) {
-      if (markVersions[i] == version) {
-        return; // the same mark from another shard
-      }
-    }
-    if (markCount == markSns.length) {
-      markSns = Arrays.copyOf(markSns, markCount * 2);
-      markVersions = Arrays.copyOf(markVersions, markCount * 2);
-    }
-    markVersions[markCount] = version;
-    markSns[markCount] = markSn;
-    markCount++;
-    merger.holdFrom(Math.min(merger.holdSn(), markSn));
-    LOG.info(
-        "subscription to '{}': shards joined the subtree at topology version {} from SN {};"
-            + " holding SNs from there until their streams are open",
-        colorName,
-        version,
-        markSn);
-    refreshForMarks();
+    marks.onMark(
+        TopologyMarkDescriptor.topologyVersion(frame), TopologyMarkDescriptor.markSn(frame));
   }
 
-  private void refreshForMarks() {
-    if (!markRefreshing) {
-      markRefreshing = true;
-      markRetryAtNs = 0;
-      ctx.refreshMetadata(this::afterMarkRefresh);
-    }
-  }
-
-  /** The topology was fetched for pending marks: join the new shards of the ones it covers. */
-  private void afterMarkRefresh() {
-    markRefreshing = false;
-    if (stopped || markCount == 0) {
-      return;
-    }
-    Topology topology = ctx.topology();
-    if (topology.color(colorId).filter(c -> c.name().equals(colorName)).isEmpty()) {
-      fail(new UnknownColorException("color '" + colorName + "' no longer exists"));
-      return;
-    }
-    long startSn = Long.MAX_VALUE;
-    int kept = 0;
-    for (int i = 0; i < markCount; i++) {
-      if (markVersions[i] <= topology.version()) {
-        startSn = Math.min(startSn, markSns[i]);
-      } else {
-        markVersions[kept] = markVersions[i];
-        markSns[kept++] = markSns[i];
-      }
-    }
-    if (startSn != Long.MAX_VALUE) {
-      joinShards(topology, startSn);
-    }
-    markCount = kept;
-    long hold = Long.MAX_VALUE;
-    for (int i = 0; i < markCount; i++) {
-      hold = Math.min(hold, markSns[i]);
-    }
-    merger.holdFrom(hold);
-    if (markCount > 0) {
-      markRetryAtNs = ctx.nanoTime() + MARK_RETRY_NS; // the metadata service is behind
-    }
+  /** Lifts or moves the merge's hold after the marks changed: releases what may go. */
+  @Override
+  public void releaseHeld() {
     merger.drain(sink);
     grantCredits();
   }
 
   /** Opens a stream from {@code startSn} on every shard of the subtree the subscription lacks. */
-  private void joinShards(Topology topology, long startSn) {
+  @Override
+  public void joinShards(Topology topology, long startSn) {
     topologyVersion = Math.max(topologyVersion, topology.version());
     if (merger.lastReleased() >= startSn) {
       LOG.warn(
@@ -328,12 +227,7 @@ final class ClientSubscription implements RecordStream {
       streams = Arrays.copyOf(streams, index + 1);
       streams[index] = stream;
       held = Arrays.copyOf(held, index + 1);
-      lock.lock();
-      try {
-        consumed = Arrays.copyOf(consumed, index + 1);
-      } finally {
-        lock.unlock();
-      }
+      queue.addShard();
       LOG.info(
           "subscription to '{}': shard {} joined at topology version {}",
           colorName,
@@ -353,7 +247,8 @@ final class ClientSubscription implements RecordStream {
   }
 
   /** The topology version of the subscription's shard set; loop-confined. */
-  long topologyVersion() {
+  @Override
+  public long topologyVersion() {
     return topologyVersion;
   }
 
@@ -444,9 +339,7 @@ final class ClientSubscription implements RecordStream {
     if (stopped) {
       return;
     }
-    if (markCount > 0 && !markRefreshing && markRetryAtNs != 0 && nowNs - markRetryAtNs >= 0) {
-      refreshForMarks();
-    }
+    marks.onTick(nowNs);
     for (ShardStream stream : streams) {
       if (stream.state == ShardStream.State.IDLE && nowNs - stream.retryAtNs >= 0) {
         open(stream);
@@ -473,16 +366,9 @@ final class ClientSubscription implements RecordStream {
   }
 
   /** Ends the subscription with an error the application sees. */
-  void fail(FlexLogException error) {
-    lock.lock();
-    try {
-      if (failure == null) {
-        failure = error;
-      }
-      available.signalAll();
-    } finally {
-      lock.unlock();
-    }
+  @Override
+  public void fail(FlexLogException error) {
+    queue.fail(error);
     stop();
   }
 
@@ -496,7 +382,8 @@ final class ClientSubscription implements RecordStream {
     }
   }
 
-  boolean isStopped() {
+  @Override
+  public boolean isStopped() {
     return stopped;
   }
 
@@ -504,28 +391,13 @@ final class ClientSubscription implements RecordStream {
     if (!stopped) {
       grantCredits();
     } else {
-      absorbConsumed();
-    }
-  }
-
-  /** Moves what the application consumed since last time out of {@link #held}. */
-  private void absorbConsumed() {
-    lock.lock();
-    try {
-      for (int i = 0; i < consumed.length; i++) {
-        held[i] -= consumed[i];
-        consumed[i] = 0;
-      }
-      unreported = 0;
-      grantScheduled = false;
-    } finally {
-      lock.unlock();
+      queue.absorbConsumed(held);
     }
   }
 
   /** Tops up every stream whose replica could be given at least half a window. */
   private void grantCredits() {
-    absorbConsumed();
+    queue.absorbConsumed(held);
     boolean low = false;
     for (ShardStream stream : streams) {
       if (stream.isStreaming()) {
@@ -536,45 +408,10 @@ final class ClientSubscription implements RecordStream {
         low |= stream.replicaCredit() < windowBytes / 2;
       }
     }
-    lock.lock();
-    try {
-      // Under the lock, so that a take() racing with this either sees the flag or left its
-      // consumption for the check below.
-      creditLow = low;
-      if (low && size == 0 && unreported > 0 && !grantScheduled) {
-        grantScheduled = true;
-        loop.execute(grantTask);
-      }
-    } finally {
-      lock.unlock();
-    }
+    queue.creditLow(low);
   }
 
-  // ------------------------------------------------------------------ the queue
-
-  private void offer(LogRecord record, int shard) {
-    lock.lock();
-    try {
-      if (size == queue.length) {
-        LogRecord[] records = new LogRecord[size * 2];
-        int[] shards = new int[size * 2];
-        for (int i = 0; i < size; i++) {
-          records[i] = queue[(head + i) % queue.length];
-          shards[i] = queueShard[(head + i) % queue.length];
-        }
-        queue = records;
-        queueShard = shards;
-        head = 0;
-      }
-      int tail = (head + size) % queue.length;
-      queue[tail] = record;
-      queueShard[tail] = shard;
-      size++;
-      available.signal();
-    } finally {
-      lock.unlock();
-    }
-  }
+  // ------------------------------------------------------------------ the application's side
 
   /**
    * Takes the next record, waiting up to {@code timeoutNs} (forever if negative).
@@ -582,43 +419,7 @@ final class ClientSubscription implements RecordStream {
    * @return null on timeout or once closed
    */
   LogRecord take(long timeoutNs) throws InterruptedException {
-    lock.lock();
-    try {
-      long remaining = timeoutNs;
-      while (size == 0 && failure == null && !closed) {
-        if (timeoutNs < 0) {
-          available.await();
-        } else {
-          if (remaining <= 0) {
-            return null;
-          }
-          remaining = available.awaitNanos(remaining);
-        }
-      }
-      if (size == 0) {
-        if (closed) {
-          return null;
-        }
-        throw failure;
-      }
-      LogRecord record = queue[head];
-      int shard = queueShard[head];
-      queue[head] = null;
-      head = (head + 1) % queue.length;
-      size--;
-      long cost = SubscribeRecordsDescriptor.recordCost(record.payload().length);
-      consumed[shard] += cost;
-      unreported += cost;
-      if (!grantScheduled
-          && (unreported >= windowBytes / 4 || (size == 0 && creditLow && unreported > 0))) {
-        grantScheduled = true;
-        loop.execute(grantTask);
-      }
-      lastSn = record.sn();
-      return record;
-    } finally {
-      lock.unlock();
-    }
+    return queue.take(timeoutNs);
   }
 
   // ------------------------------------------------------------------ RecordStream
@@ -630,77 +431,29 @@ final class ClientSubscription implements RecordStream {
 
   @Override
   public long lastSn() {
-    return lastSn;
+    return queue.lastSn();
   }
 
   @Override
   public boolean isClosed() {
-    lock.lock();
-    try {
-      return closed;
-    } finally {
-      lock.unlock();
-    }
+    return queue.isClosed();
   }
 
   @Override
   public LogRecord poll(Duration timeout) {
-    if (isClosed()) {
-      throw new IllegalStateException("the subscription to '" + colorName + "' is closed");
-    }
-    try {
-      return take(Math.max(0, timeout.toNanos()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FlexLogException("interrupted while polling '" + colorName + "'", e);
-    }
+    return queue.poll(timeout, colorName);
   }
 
   @Override
   public Iterator<LogRecord> iterator() {
-    return new Iterator<>() {
-      private LogRecord next;
-
-      @Override
-      public boolean hasNext() {
-        if (next == null) {
-          try {
-            next = take(-1);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FlexLogException("interrupted while waiting for '" + colorName + "'", e);
-          }
-        }
-        return next != null;
-      }
-
-      @Override
-      public LogRecord next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException("the subscription to '" + colorName + "' is closed");
-        }
-        LogRecord record = next;
-        next = null;
-        return record;
-      }
-    };
+    return queue.iterator(colorName);
   }
 
   @Override
   public void close() {
-    lock.lock();
-    try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      Arrays.fill(queue, null);
-      size = 0;
-      available.signalAll();
-    } finally {
-      lock.unlock();
+    if (queue.close()) {
+      loop.execute(this::stop);
     }
-    loop.execute(this::stop);
   }
 
   @Override

@@ -1,7 +1,12 @@
 package io.flexlog.client.internals;
 
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.protocol.StageDescriptor;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -55,6 +60,81 @@ final class PendingGroup {
     this.payloads = payloads;
     this.future = future;
     this.deliveryDeadlineNs = deliveryDeadlineNs;
+  }
+
+  /**
+   * A group for {@code records}, validated before anything is staged: colors resolved (refreshing
+   * the topology once, off the loop), every record present and within the cluster's limit, the
+   * member count within the protocol's. The group's id is this client's next token.
+   */
+  static PendingGroup validated(
+      Map<String, List<byte[]>> records,
+      ClientMetadata metadata,
+      String brokerColor,
+      Tokens tokens,
+      long deliveryDeadlineNs,
+      CompletableFuture<Map<String, long[]>> future) {
+    if (records == null || records.isEmpty()) {
+      throw new InvalidArgumentException("an atomic append needs at least one color");
+    }
+    List<String> names = new ArrayList<>();
+    List<byte[]> members = new ArrayList<>();
+    List<Integer> memberColor = new ArrayList<>();
+    for (Map.Entry<String, List<byte[]>> entry : records.entrySet()) {
+      String name = entry.getKey();
+      if (name == null || entry.getValue() == null) {
+        throw new InvalidArgumentException("an atomic append needs a color name and a list");
+      }
+      metadata.color(name);
+      int colorIndex = names.size();
+      names.add(name);
+      List<byte[]> payloads = entry.getValue();
+      for (int i = 0; i < payloads.size(); i++) {
+        checkMember(name, i, payloads.get(i), metadata.maxRecordBytes());
+        members.add(payloads.get(i));
+        memberColor.add(colorIndex);
+      }
+    }
+    if (members.isEmpty()) {
+      throw new InvalidArgumentException("an atomic append needs at least one record");
+    }
+    if (members.size() > StageDescriptor.MAX_MEMBERS) {
+      throw new InvalidArgumentException(
+          "an atomic append has at most "
+              + StageDescriptor.MAX_MEMBERS
+              + " records, got "
+              + members.size());
+    }
+    metadata.color(brokerColor);
+    ByteBuf[] payloads = new ByteBuf[members.size()];
+    for (int i = 0; i < payloads.length; i++) {
+      payloads[i] = Unpooled.wrappedBuffer(members.get(i));
+    }
+    return new PendingGroup(
+        tokens.session(),
+        tokens.next(),
+        List.copyOf(names),
+        memberColor.stream().mapToInt(Integer::intValue).toArray(),
+        payloads,
+        future,
+        deliveryDeadlineNs);
+  }
+
+  private static void checkMember(String color, int index, byte[] payload, int maxRecordBytes) {
+    if (payload == null) {
+      throw new InvalidArgumentException("record " + index + " of color '" + color + "' is null");
+    }
+    if (payload.length > maxRecordBytes) {
+      throw new RecordTooLargeException(
+          "record "
+              + index
+              + " of color '"
+              + color
+              + "' has "
+              + payload.length
+              + " bytes, over the cluster's max.record.bytes="
+              + maxRecordBytes);
+    }
   }
 
   int memberCount() {

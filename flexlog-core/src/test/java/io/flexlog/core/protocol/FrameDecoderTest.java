@@ -27,8 +27,8 @@ class FrameDecoderTest {
   @Test
   void shouldEmitFramesBeforeMalformedFrameThenFailOnceAndIgnoreEverythingAfter() {
     WireMessage first = new WireMessage.Read(1, 2, 3);
-    byte[] good = FrameDecoderPropertyTest.encode(first);
-    byte[] badMagic = FrameDecoderPropertyTest.encode(new WireMessage.Read(4, 5, 6));
+    byte[] good = DecoderProperties.encode(first);
+    byte[] badMagic = DecoderProperties.encode(new WireMessage.Read(4, 5, 6));
     badMagic[FrameDescriptor.MAGIC_OFFSET + 1] = 0x0d;
 
     harness.write(Unpooled.wrappedBuffer(good, badMagic, good));
@@ -43,7 +43,7 @@ class FrameDecoderTest {
 
   @Test
   void shouldWaitForTheRestOfAFrameWithoutFailing() {
-    byte[] frame = FrameDecoderPropertyTest.encode(new WireMessage.Watermark(7, 8));
+    byte[] frame = DecoderProperties.encode(new WireMessage.Watermark(7, 8));
 
     harness.write(Arrays.copyOf(frame, 3));
     harness.write(Arrays.copyOfRange(frame, 3, frame.length - 1));
@@ -74,7 +74,7 @@ class FrameDecoderTest {
     int payload = MAX_FRAME_BYTES - FrameDescriptor.HEADER_LENGTH - AppendDescriptor.PAYLOAD_OFFSET;
     WireMessage append =
         new WireMessage.Append(1, 2, 3, 4, 5, new WireMessage.Bytes(new byte[payload]));
-    byte[] bytes = FrameDecoderPropertyTest.encode(append);
+    byte[] bytes = DecoderProperties.encode(append);
     assertThat(bytes).hasSize(MAX_FRAME_BYTES);
 
     harness.write(bytes);

@@ -1,10 +1,12 @@
 package io.flexlog.replica.atomic;
 
 import io.flexlog.core.model.Sn;
-import io.netty.channel.Channel;
+import io.flexlog.replica.replication.Connection;
+import io.flexlog.replica.replication.ReplicaRuntime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.agrona.collections.LongArrayList;
 
 /** One atomic group as this replica of its broker shard knows it. Loop-confined. */
 final class StagedGroup {
@@ -47,7 +49,7 @@ final class StagedGroup {
   /** The staging-color SN of the group's DONE or ABORTED entry, 0 until written. */
   long settleSn;
 
-  /** When the last STAGE of this group arrived (clock of {@link AtomicAppends}). */
+  /** When the last STAGE of this group arrived ({@link ReplicaRuntime#nanoTime()}). */
   long lastStageNs;
 
   /** When the group became finished (DONE durable) or aborted (ABORTED durable). */
@@ -75,10 +77,10 @@ final class StagedGroup {
 
   int forwarded;
 
-  /** Clients waiting for the GROUP_RESULT: channel and request id. */
-  final List<Channel> waiters = new ArrayList<>(1);
+  /** Clients waiting for the GROUP_RESULT: connection and request id. */
+  final List<Connection> waiters = new ArrayList<>(1);
 
-  final List<Long> waiterRequestIds = new ArrayList<>(1);
+  final LongArrayList waiterRequestIds = new LongArrayList(1, Long.MIN_VALUE);
 
   StagedGroup(long groupHigh, long groupLow, int brokerShardId, int memberCount) {
     this.groupHigh = groupHigh;
@@ -126,6 +128,21 @@ final class StagedGroup {
     tokenSession[index] = session;
     tokenSequence[index] = sequence;
     staged++;
+  }
+
+  void addWaiter(Connection connection, long requestId) {
+    waiters.add(connection);
+    waiterRequestIds.addLong(requestId);
+  }
+
+  void removeLastWaiter() {
+    waiters.remove(waiters.size() - 1);
+    waiterRequestIds.removeAt(waiterRequestIds.size() - 1);
+  }
+
+  void clearWaiters() {
+    waiters.clear();
+    waiterRequestIds.clear();
   }
 
   boolean fullyStaged() {

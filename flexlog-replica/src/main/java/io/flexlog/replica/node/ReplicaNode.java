@@ -4,17 +4,16 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
-import io.flexlog.core.protocol.FrameDescriptor;
-import io.flexlog.core.protocol.MessageType;
 import io.flexlog.replica.atomic.AtomicAppends;
 import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.atomic.PeerLinks;
+import io.flexlog.replica.replication.EventExecutorRuntime;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
-import io.flexlog.replica.storage.TieredLogStorage;
+import io.flexlog.replica.storage.tier.TieredLogStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -77,6 +76,7 @@ public final class ReplicaNode implements AutoCloseable {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final ReplicationEngine engine;
+  private final ReplicaAdapter adapter;
   private final PeerLinks peers;
   private final AtomicAppends atomic;
   private final Int2ObjectHashMap<SequencerLink> linksBySequencer = new Int2ObjectHashMap<>();
@@ -103,7 +103,13 @@ public final class ReplicaNode implements AutoCloseable {
     }
     this.engine =
         new ReplicationEngine(
-            config.nodeId(), topology, storage, config.limits(), new Gateway(), loop, registry);
+            config.nodeId(),
+            topology,
+            storage,
+            config.limits(),
+            new Gateway(),
+            new EventExecutorRuntime(loop),
+            registry);
     this.peers = new PeerLinks(loop, engine::topology);
     this.atomic =
         new AtomicAppends(
@@ -111,21 +117,12 @@ public final class ReplicaNode implements AutoCloseable {
             engine,
             storage,
             config.limits(),
-            loop,
+            new EventExecutorRuntime(loop),
             peers,
             config.atomic(),
-            System::nanoTime,
             registry);
-    peers.deliverTo(
-        frame -> {
-          if (!ReplicationEngine.isTokenSyncReply(frame)) {
-            atomic.onPeerFrame(frame);
-          } else if (FrameDescriptor.type(frame) == MessageType.ERROR) {
-            engine.onTokenSyncError(frame);
-          } else {
-            engine.onTokenSyncResponse(frame);
-          }
-        });
+    this.adapter = new ReplicaAdapter(engine, atomic::onPeerFrame);
+    peers.deliverTo(adapter::onPeerFrame);
     engine.attachPeers(peers);
     engine.attachStaging(atomic);
   }
@@ -150,7 +147,7 @@ public final class ReplicaNode implements AutoCloseable {
                     ch.pipeline()
                         .addLast(
                             new FrameDecoder(Transport.MAX_FRAME_BYTES),
-                            new ReplicaServerHandler(engine));
+                            new ReplicaServerHandler(adapter, ch));
                   }
                 });
     serverChannel = server.bind(config.bindHost(), config.port()).sync().channel();
@@ -182,7 +179,7 @@ public final class ReplicaNode implements AutoCloseable {
           if (link == null) {
             link =
                 new SequencerLink(
-                    config.nodeId(), engine.topology().node(sequencerId), shards, engine, loop);
+                    config.nodeId(), engine.topology().node(sequencerId), shards, adapter, loop);
             linksBySequencer.put(sequencerId, link);
             link.connect();
           } else {

@@ -10,9 +10,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
-import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.replica.replication.OrderRequestBatch;
-import io.flexlog.replica.replication.ReplicationEngine;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -54,7 +52,7 @@ final class SequencerLink {
   private final int replicaNodeId;
   private final NodeAddress sequencer;
   private int[] shardIds;
-  private final ReplicationEngine engine;
+  private final ReplicaAdapter adapter;
   private final EventLoop loop;
   private final Bootstrap bootstrap;
   private Channel channel;
@@ -68,12 +66,12 @@ final class SequencerLink {
       int replicaNodeId,
       NodeAddress sequencer,
       int[] shardIds,
-      ReplicationEngine engine,
+      ReplicaAdapter adapter,
       EventLoop loop) {
     this.replicaNodeId = replicaNodeId;
     this.sequencer = sequencer;
     this.shardIds = shardIds;
-    this.engine = engine;
+    this.adapter = adapter;
     this.loop = loop;
     this.bootstrap =
         new Bootstrap()
@@ -211,7 +209,7 @@ final class SequencerLink {
       if (channel == ctx.channel()) {
         channel = null;
       }
-      engine.onSequencerLinkLost(sequencer.id());
+      adapter.onSequencerLinkLost(sequencer.id());
       if (!closed) {
         LOG.warn("replica {} lost sequencer {}; reconnecting", replicaNodeId, sequencer.id());
         scheduleReconnect();
@@ -222,18 +220,16 @@ final class SequencerLink {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ByteBuf frame = (ByteBuf) msg;
       try {
-        switch (FrameDescriptor.type(frame)) {
-          case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
-          case MessageType.WATERMARK -> engine.onWatermark(sequencer.id(), frame);
-          case MessageType.TOPOLOGY_MARK -> engine.onTopologyMark(sequencer.id(), frame);
-          case MessageType.WELCOME ->
-              engine.onSequencerLinkUp(sequencer.id(), WelcomeDescriptor.incarnation(frame));
-          case MessageType.ERROR -> onError(frame);
-          default ->
-              LOG.warn(
-                  "unexpected {} from sequencer {}",
-                  MessageType.name(FrameDescriptor.type(frame)),
-                  sequencer.id());
+        if (adapter.onSequencerFrame(sequencer.id(), frame)) {
+          return;
+        }
+        if (FrameDescriptor.type(frame) == MessageType.ERROR) {
+          onError(frame);
+        } else {
+          LOG.warn(
+              "unexpected {} from sequencer {}",
+              MessageType.name(FrameDescriptor.type(frame)),
+              sequencer.id());
         }
       } finally {
         frame.release();

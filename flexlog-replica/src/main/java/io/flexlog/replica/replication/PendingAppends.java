@@ -2,7 +2,6 @@ package io.flexlog.replica.replication;
 
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenLongMap;
-import io.netty.channel.Channel;
 import java.util.Arrays;
 
 /**
@@ -21,7 +20,7 @@ final class PendingAppends {
   private int[] shard = new int[64];
   private int[] color = new int[64];
   private long[] sn = new long[64];
-  private Channel[] waiter = new Channel[64];
+  private Connection[] waiter = new Connection[64];
   private long[] waiterRequestId = new long[64];
   private int[] free = new int[64];
   private int freeCount;
@@ -71,8 +70,8 @@ final class PendingAppends {
   }
 
   /** The client connection to acknowledge; a retry on another connection replaces it. */
-  void setWaiter(int slot, Channel channel, long requestId) {
-    waiter[slot] = channel;
+  void setWaiter(int slot, Connection connection, long requestId) {
+    waiter[slot] = connection;
     waiterRequestId[slot] = requestId;
   }
 
@@ -104,7 +103,7 @@ final class PendingAppends {
     sn[slot] = value;
   }
 
-  Channel waiter(int slot) {
+  Connection waiter(int slot) {
     return waiter[slot];
   }
 

@@ -5,7 +5,6 @@ import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import java.util.Arrays;
 
 /**
@@ -14,7 +13,7 @@ import java.util.Arrays;
  * ones go out as retained views of the log, so the socket reads them straight from storage.
  *
  * <p>Design note: the frame is a header buffer followed by buffers written in order on the same
- * channel; Netty sends them with one gathering write at the next flush.
+ * connection; a Netty channel sends them with one gathering write at the next flush.
  *
  * <p>Threading: the engine's event loop.
  */
@@ -29,9 +28,9 @@ final class RecordBatchWriter {
     this.storage = storage;
   }
 
-  /** Writes the frame without flushing. */
-  void write(Channel channel, Subscription subscription, long progress, int from, int to) {
-    SnIndex index = subscription.log.index;
+  /** Writes the frame of subscription {@code id} without flushing. */
+  void write(Connection connection, long id, ColorLog log, long progress, int from, int to) {
+    SnIndex index = log.index;
     int count = to - from;
     if (lengths.length < count) {
       lengths = Arrays.copyOf(lengths, Math.max(count, lengths.length * 2));
@@ -48,10 +47,10 @@ final class RecordBatchWriter {
     }
     ByteBuf buf =
         SubscribeRecordsDescriptor.encodeHeader(
-            channel.alloc(),
-            subscription.id,
-            subscription.log.colorId,
-            subscription.log.shardId,
+            connection.alloc(),
+            id,
+            log.colorId,
+            log.shardId,
             progress,
             count,
             payloadBytes,
@@ -66,23 +65,23 @@ final class RecordBatchWriter {
         copied -= lengths[i];
         continue;
       }
-      writeOrRelease(channel, buf);
-      channel.write(retainedPayload(address), channel.voidPromise());
-      buf = copied == 0 ? Unpooled.EMPTY_BUFFER : channel.alloc().buffer(copied);
+      writeOrRelease(connection, buf);
+      connection.write(retainedPayload(address));
+      buf = copied == 0 ? Unpooled.EMPTY_BUFFER : connection.alloc().buffer(copied);
     }
-    writeOrRelease(channel, buf);
+    writeOrRelease(connection, buf);
   }
 
-  private static void writeOrRelease(Channel channel, ByteBuf buf) {
+  private static void writeOrRelease(Connection connection, ByteBuf buf) {
     if (buf.isReadable()) {
-      channel.write(buf, channel.voidPromise());
+      connection.write(buf);
     } else {
       buf.release();
     }
   }
 
   /**
-   * A view of the entry's payload that the channel releases once written; it stays valid through
+   * A view of the entry's payload that the connection releases once written; it stays valid through
    * cache eviction, tiering and chunk reuse (see {@link LogStorage#retainedPayload}).
    */
   private ByteBuf retainedPayload(long address) {

@@ -1,7 +1,6 @@
 package io.flexlog.replica.replication;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 
 /**
  * What the replication engine hands to the atomic-append component (DESIGN §3.7, {@code
@@ -27,7 +26,7 @@ public interface StagingHook {
         public void onRecovered() {}
 
         @Override
-        public boolean onClientFrame(Channel channel, ByteBuf frame) {
+        public boolean onClientFrame(Connection connection, ByteBuf frame) {
           return false;
         }
 
@@ -46,7 +45,7 @@ public interface StagingHook {
    *
    * @return false if this node does not serve atomic appends
    */
-  boolean onClientFrame(Channel channel, ByteBuf frame);
+  boolean onClientFrame(Connection connection, ByteBuf frame);
 
   /** Everything appended or committed before this call is durable. */
   void onFlushed();

@@ -1,13 +1,11 @@
 package io.flexlog.replica.replication;
 
-import io.netty.channel.Channel;
-
 /**
  * One subscriber's stream of a color on one shard replica (DESIGN §3.4): where it stands, what it
  * may still receive, and what it was last told. Loop-confined, like the rest of the engine.
  */
 final class Subscription {
-  final Channel channel;
+  final Connection connection;
   final long id;
   final ColorLog log;
   final boolean acceptUnsynced;
@@ -33,14 +31,19 @@ final class Subscription {
   /** In the service's ready queue. */
   boolean queued;
 
-  /** Waiting for the channel to become writable again. */
+  /** Waiting for the connection to become writable again. */
   boolean blocked;
 
   boolean closed;
 
   Subscription(
-      Channel channel, long id, ColorLog log, long fromSn, long credit, boolean acceptUnsynced) {
-    this.channel = channel;
+      Connection connection,
+      long id,
+      ColorLog log,
+      long fromSn,
+      long credit,
+      boolean acceptUnsynced) {
+    this.connection = connection;
     this.id = id;
     this.log = log;
     this.nextSn = fromSn;

@@ -1,19 +1,19 @@
 package io.flexlog.replica.replication;
 
 import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
-import io.flexlog.core.protocol.ErrorDescriptor;
-import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
-import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
-import io.netty.channel.Channel;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Consumer;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
@@ -22,7 +22,7 @@ import org.agrona.collections.Long2ObjectHashMap;
  * progress after each batch.
  *
  * <p>Flow control: a subscription gets records only while it has credit (bytes, granted by the
- * subscriber as it consumes) and its channel is writable, and one pump sends at most {@link
+ * subscriber as it consumes) and its connection is writable, and one pump sends at most {@link
  * #MAX_BATCH_BYTES}. So a slow or stalled subscriber costs the replica at most its credit and one
  * batch of buffered bytes, and a subscriber with a large backlog is served one batch per event-loop
  * turn, interleaved with everything else the loop does.
@@ -34,8 +34,8 @@ import org.agrona.collections.Long2ObjectHashMap;
  * the shard first.
  *
  * <p>Trim: records at or below the color's trim point are never sent; a subscription whose position
- * a trim overtakes continues after the trim point (the engine refuses to open one that starts at a
- * trimmed SN).
+ * a trim overtakes continues after the trim point (a SUBSCRIBE asking to refuse trimmed SNs that
+ * starts at one is refused).
  *
  * <p>Topology changes: when a color's subtree gains shards, the color's role sends a join mark
  * {@code (topology version, mark SN)} on the connections that carry its watermarks, so it reaches
@@ -46,15 +46,16 @@ import org.agrona.collections.Long2ObjectHashMap;
  * also gets the marks kept from before it opened (its client may have an older topology); the
  * client ignores marks its topology already covers.
  *
- * <p>Heartbeats: the engine calls {@link #heartbeatTick} {@link #TICKS_PER_HEARTBEAT} times per
- * heartbeat interval from one timer; a subscription that sent nothing during the last {@link
- * #TICKS_PER_HEARTBEAT} ticks gets a SUBSCRIBE_PROGRESS repeating the progress it last sent. So an
- * idle subscription hears from its replica at least every interval plus one tick, a busy one gets
- * no extra frames, and a subscriber that hears nothing for a few intervals knows the link or the
- * replica is dead (not merely idle). The repeated progress tells the subscriber nothing new, so a
- * heartbeat can never reorder anything.
+ * <p>Heartbeats: one timer on the runtime ({@link #startHeartbeats}) calls {@link #heartbeatTick}
+ * {@link #TICKS_PER_HEARTBEAT} times per heartbeat interval; a subscription that sent nothing
+ * during the last {@link #TICKS_PER_HEARTBEAT} ticks gets a SUBSCRIBE_PROGRESS repeating the
+ * progress it last sent. So an idle subscription hears from its replica at least every interval
+ * plus one tick, a busy one gets no extra frames, and a subscriber that hears nothing for a few
+ * intervals knows the link or the replica is dead (not merely idle). The repeated progress tells
+ * the subscriber nothing new, so a heartbeat can never reorder anything.
  *
- * <p>Threading: every method runs on the engine's event loop.
+ * <p>Frames are encoded by the {@link ReplicaPublisher}; connections written to are touched, so the
+ * end of the turn flushes them. Threading: every method runs on the replica's event loop.
  */
 final class SubscriptionService {
   /** The most payload bytes one pump of one subscription sends (one record may exceed it). */
@@ -69,29 +70,53 @@ final class SubscriptionService {
   /** Heartbeat timer ticks per heartbeat interval (the timer's resolution). */
   static final int TICKS_PER_HEARTBEAT = 4;
 
-  private final int nodeId;
+  private final ShardLogs shards;
   private final LogStorage storage;
-  private final RecordBatchWriter writer;
-  private final Consumer<Channel> touch;
-  private final Map<Channel, Long2ObjectHashMap<Subscription>> byChannel = new HashMap<>();
+  private final ReplicaLimits limits;
+  private final ReplicaRuntime runtime;
+  private final ReplicaPublisher publisher;
+  private final Runnable requestTurn;
+  private final Map<Connection, Long2ObjectHashMap<Subscription>> byConnection = new HashMap<>();
   private final ArrayDeque<Subscription> ready = new ArrayDeque<>();
 
   /** Every open subscription, for the heartbeat scan (no iterator per tick). */
   private final ArrayList<Subscription> all = new ArrayList<>();
 
+  private final Runnable heartbeatTask = this::heartbeat;
+  private ReplicaRuntime.Timer heartbeats;
+  private boolean heartbeating;
   private long tick;
   private int open;
   private long recordsSent;
   private long heartbeatsSent;
 
-  /**
-   * @param touch marks a channel written to, so that the engine flushes it at the end of the turn
-   */
-  SubscriptionService(int nodeId, LogStorage storage, Consumer<Channel> touch) {
-    this.nodeId = nodeId;
+  SubscriptionService(
+      ShardLogs shards,
+      LogStorage storage,
+      ReplicaLimits limits,
+      ReplicaRuntime runtime,
+      ReplicaPublisher publisher,
+      Runnable requestTurn,
+      MeterRegistry registry) {
+    this.shards = shards;
     this.storage = storage;
-    this.writer = new RecordBatchWriter(storage);
-    this.touch = touch;
+    this.limits = limits;
+    this.runtime = runtime;
+    this.publisher = publisher;
+    this.requestTurn = requestTurn;
+    String node = Integer.toString(shards.nodeId());
+    Gauge.builder("flexlog.replica.subscriptions", this, SubscriptionService::openCount)
+        .tag("node", node)
+        .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.subscription.records", this, SubscriptionService::recordsSent)
+        .tag("node", node)
+        .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.subscription.heartbeats", this, SubscriptionService::heartbeatsSent)
+        .tag("node", node)
+        .description("SUBSCRIBE_PROGRESS heartbeats sent on idle subscriptions")
+        .register(registry);
   }
 
   int openCount() {
@@ -107,21 +132,63 @@ final class SubscriptionService {
   }
 
   /**
-   * Opens a subscription; its first frame goes out when {@link #pumpReady} runs.
+   * SUBSCRIBE: opens a stream of the color's records on one hosted shard; its first frame goes out
+   * when {@link #pumpReady} runs. Refusals are ERROR frames carrying the subscription id.
+   */
+  void onSubscribe(
+      Connection c, long id, int colorId, int shardId, long fromSn, long credit, byte flags) {
+    Shard shard = shards.shard(shardId);
+    String refusal = null;
+    ErrorCode code = ErrorCode.INVALID_ARGUMENT;
+    if (!shards.knowsColor(colorId)) {
+      code = ErrorCode.UNKNOWN_COLOR;
+      refusal = "unknown color id " + colorId;
+    } else if (shard == null) {
+      code = ErrorCode.UNKNOWN_SHARD;
+      refusal = "replica node " + shards.nodeId() + " does not host shard " + shardId;
+    } else if (!shards.topology().isInSubtree(shard.colorId(), colorId)) {
+      refusal = "shard " + shardId + " is not in the subtree of color id " + colorId;
+    } else if (fromSn < 0) {
+      refusal = "subscription start SN must be >= 0, got " + fromSn;
+    } else if ((flags & SubscribeDescriptor.REFUSE_TRIMMED) != 0
+        && fromSn <= storage.trimPoint(colorId)) {
+      code = ErrorCode.TRIMMED;
+      refusal =
+          "cannot subscribe to color id "
+              + colorId
+              + " from SN "
+              + fromSn
+              + ": trimmed through SN "
+              + storage.trimPoint(colorId);
+    } else if (credit < 0) {
+      refusal = "subscription credit must be >= 0, got " + credit;
+    } else {
+      boolean acceptUnsynced = (flags & SubscribeDescriptor.ACCEPT_UNSYNCED) != 0;
+      refusal = open(c, id, shards.log(shardId, colorId), fromSn, credit, acceptUnsynced);
+    }
+    if (refusal != null) {
+      publisher.error(c, id, code, refusal);
+      return;
+    }
+    requestTurn.run();
+  }
+
+  /**
+   * Opens a subscription.
    *
    * @return null, or why it was refused (nothing is registered then)
    */
-  String open(
-      Channel channel, long id, ColorLog log, long fromSn, long credit, boolean acceptUnsynced) {
+  private String open(
+      Connection c, long id, ColorLog log, long fromSn, long credit, boolean acceptUnsynced) {
     Long2ObjectHashMap<Subscription> subscriptions =
-        byChannel.computeIfAbsent(channel, c -> new Long2ObjectHashMap<>());
+        byConnection.computeIfAbsent(c, k -> new Long2ObjectHashMap<>());
     if (subscriptions.containsKey(id)) {
       return "subscription id " + id + " is already open on this connection";
     }
     if (subscriptions.size() >= MAX_PER_CONNECTION) {
       return "a connection may hold at most " + MAX_PER_CONNECTION + " subscriptions";
     }
-    Subscription subscription = new Subscription(channel, id, log, fromSn, credit, acceptUnsynced);
+    Subscription subscription = new Subscription(c, id, log, fromSn, credit, acceptUnsynced);
     subscription.lastSendTick = tick;
     subscriptions.put(id, subscription);
     log.subscribers.add(subscription);
@@ -131,28 +198,34 @@ final class SubscriptionService {
     return null;
   }
 
-  /** Adds credit; unknown ids are ignored (the subscription may have just ended). */
-  void credit(Channel channel, long id, long bytes) {
-    Subscription subscription = find(channel, id);
-    if (subscription == null) {
+  /** SUBSCRIBE_CREDIT: adds credit; unknown ids are ignored (the subscription may have ended). */
+  void onCredit(Connection c, long id, long bytes) {
+    if (bytes < 0) {
+      publisher.error(
+          c, id, ErrorCode.INVALID_ARGUMENT, "subscription credit must be >= 0, got " + bytes);
       return;
     }
-    boolean starved = subscription.credit <= 0;
-    subscription.credit = saturatedAdd(subscription.credit, bytes);
-    if (starved && subscription.credit > 0) {
-      enqueue(subscription);
+    Subscription subscription = find(c, id);
+    if (subscription != null) {
+      boolean starved = subscription.credit <= 0;
+      subscription.credit = saturatedAdd(subscription.credit, bytes);
+      if (starved && subscription.credit > 0) {
+        enqueue(subscription);
+      }
     }
+    requestTurn.run();
   }
 
-  void close(Channel channel, long id) {
-    Subscription subscription = find(channel, id);
+  /** UNSUBSCRIBE: ends the subscription; unknown ids are ignored. */
+  void close(Connection c, long id) {
+    Subscription subscription = find(c, id);
     if (subscription != null) {
       remove(subscription);
     }
   }
 
-  void onChannelInactive(Channel channel) {
-    Long2ObjectHashMap<Subscription> subscriptions = byChannel.remove(channel);
+  void onConnectionClosed(Connection c) {
+    Long2ObjectHashMap<Subscription> subscriptions = byConnection.remove(c);
     if (subscriptions != null) {
       for (Subscription subscription : new ArrayList<>(subscriptions.values())) {
         detach(subscription);
@@ -160,17 +233,17 @@ final class SubscriptionService {
     }
   }
 
-  void onChannelWritable(Channel channel) {
-    Long2ObjectHashMap<Subscription> subscriptions = byChannel.get(channel);
-    if (subscriptions == null) {
-      return;
-    }
-    for (Subscription subscription : subscriptions.values()) {
-      if (subscription.blocked) {
-        subscription.blocked = false;
-        enqueue(subscription);
+  void onConnectionWritable(Connection c) {
+    Long2ObjectHashMap<Subscription> subscriptions = byConnection.get(c);
+    if (subscriptions != null) {
+      for (Subscription subscription : subscriptions.values()) {
+        if (subscription.blocked) {
+          subscription.blocked = false;
+          enqueue(subscription);
+        }
       }
     }
+    requestTurn.run();
   }
 
   /** A join mark was added to the log: its subscribers have it to deliver. */
@@ -208,10 +281,10 @@ final class SubscriptionService {
     if (!s.acceptUnsynced && refuseIfBlind(s)) {
       return;
     }
-    if (!s.channel.isActive()) {
+    if (!s.connection.isActive()) {
       return;
     }
-    if (!s.channel.isWritable()) {
+    if (!s.connection.isWritable()) {
       s.blocked = true;
       return;
     }
@@ -248,25 +321,22 @@ final class SubscriptionService {
     }
     progress = Math.max(progress, 0);
     if (to > from) {
-      writer.write(s.channel, s, progress, from, to);
+      publisher.records(s.connection, s.id, log, progress, from, to);
       recordsSent += to - from;
       s.nextSn = index.snAt(to - 1) + 1;
       s.credit = credit;
     } else if (progress > s.progressSent) {
-      s.channel.write(
-          SubscribeProgressDescriptor.encode(
-              s.channel.alloc(), s.id, log.colorId, log.shardId, progress),
-          s.channel.voidPromise());
+      publisher.progress(s.connection, s.id, log.colorId, log.shardId, progress);
     } else {
       if (marked) {
         s.lastSendTick = tick;
-        touch.accept(s.channel);
+        publisher.touch(s.connection);
       }
       return;
     }
     s.progressSent = Math.max(s.progressSent, progress);
     s.lastSendTick = tick;
-    touch.accept(s.channel);
+    publisher.touch(s.connection);
     if (!drained && s.credit > 0) {
       enqueue(s);
     }
@@ -280,23 +350,51 @@ final class SubscriptionService {
       return false;
     }
     for (long mark = Math.max(s.nextMark, log.firstMark()); mark < end; mark++) {
-      s.channel.write(
-          TopologyMarkDescriptor.encode(
-              s.channel.alloc(),
-              s.id,
-              log.colorId,
-              log.shardId,
-              log.markVersion(mark),
-              log.markSn(mark)),
-          s.channel.voidPromise());
+      publisher.mark(
+          s.connection, s.id, log.colorId, log.shardId, log.markVersion(mark), log.markSn(mark));
     }
     s.nextMark = end;
     return true;
   }
 
   /**
+   * Starts the heartbeat timer: one timer for the service, ticking {@link #TICKS_PER_HEARTBEAT}
+   * times per {@link ReplicaLimits#heartbeatInterval()}. Call once, on the replica's loop, before
+   * serving; {@link #stopHeartbeats} ends it.
+   */
+  void startHeartbeats() {
+    if (heartbeats != null) {
+      throw new IllegalStateException("heartbeats already started");
+    }
+    heartbeating = true;
+    scheduleHeartbeat();
+  }
+
+  void stopHeartbeats() {
+    heartbeating = false;
+    if (heartbeats != null) {
+      heartbeats.cancel();
+    }
+  }
+
+  private void scheduleHeartbeat() {
+    long periodNs = limits.heartbeatInterval().toNanos() / TICKS_PER_HEARTBEAT;
+    heartbeats = runtime.schedule(heartbeatTask, periodNs);
+  }
+
+  private void heartbeat() {
+    if (!heartbeating) {
+      return;
+    }
+    scheduleHeartbeat();
+    if (heartbeatTick() > 0) {
+      requestTurn.run(); // flushes the touched connections
+    }
+  }
+
+  /**
    * One tick of the heartbeat timer: sends a heartbeat on every subscription that sent nothing
-   * during the last {@link #TICKS_PER_HEARTBEAT} ticks. Channels written to are touched, so the
+   * during the last {@link #TICKS_PER_HEARTBEAT} ticks. Connections written to are touched, so the
    * caller's end of turn flushes them.
    *
    * @return how many heartbeats were sent
@@ -308,18 +406,15 @@ final class SubscriptionService {
       Subscription s = all.get(i);
       if (tick - s.lastSendTick < TICKS_PER_HEARTBEAT
           || s.progressSent < 0
-          || !s.channel.isActive()
-          || !s.channel.isWritable()) {
-        // Busy, not answered yet (its first pump does), or a channel that takes nothing now: an
-        // unwritable channel has frames in flight already, which is what the subscriber waits for.
+          || !s.connection.isActive()
+          || !s.connection.isWritable()) {
+        // Busy, not answered yet (its first pump does), or a connection that takes nothing now:
+        // an unwritable one has frames in flight already, which is what the subscriber waits for.
         continue;
       }
-      s.channel.write(
-          SubscribeProgressDescriptor.encode(
-              s.channel.alloc(), s.id, s.log.colorId, s.log.shardId, s.progressSent),
-          s.channel.voidPromise());
+      publisher.progress(s.connection, s.id, s.log.colorId, s.log.shardId, s.progressSent);
       s.lastSendTick = tick;
-      touch.accept(s.channel);
+      publisher.touch(s.connection);
       sent++;
     }
     heartbeatsSent += sent;
@@ -331,25 +426,23 @@ final class SubscriptionService {
     if (range < 0) {
       return false;
     }
-    s.channel.write(
-        ErrorDescriptor.encode(
-            s.channel.alloc(),
-            s.id,
-            ErrorCode.NOT_READY,
-            "replica node "
-                + nodeId
-                + " may miss records of color id "
-                + s.log.colorId
-                + " on shard "
-                + s.log.shardId
-                + " with SNs in ("
-                + Sn.describe(s.log.blindFrom(range))
-                + ", "
-                + Sn.describe(s.log.blindTo(range))
-                + "] (it restarted or lost its sequencer link and has not synchronised with"
-                + " the other replicas); subscribe at another replica of the shard"),
-        s.channel.voidPromise());
-    touch.accept(s.channel);
+    publisher.subscriptionError(
+        s.connection,
+        s.id,
+        ErrorCode.NOT_READY,
+        "replica node "
+            + shards.nodeId()
+            + " may miss records of color id "
+            + s.log.colorId
+            + " on shard "
+            + s.log.shardId
+            + " with SNs in ("
+            + Sn.describe(s.log.blindFrom(range))
+            + ", "
+            + Sn.describe(s.log.blindTo(range))
+            + "] (it restarted or lost its sequencer link and has not synchronised with"
+            + " the other replicas); subscribe at another replica of the shard");
+    publisher.touch(s.connection);
     remove(s);
     return true;
   }
@@ -361,17 +454,17 @@ final class SubscriptionService {
     }
   }
 
-  private Subscription find(Channel channel, long id) {
-    Long2ObjectHashMap<Subscription> subscriptions = byChannel.get(channel);
+  private Subscription find(Connection c, long id) {
+    Long2ObjectHashMap<Subscription> subscriptions = byConnection.get(c);
     return subscriptions == null ? null : subscriptions.get(id);
   }
 
   private void remove(Subscription subscription) {
-    Long2ObjectHashMap<Subscription> subscriptions = byChannel.get(subscription.channel);
+    Long2ObjectHashMap<Subscription> subscriptions = byConnection.get(subscription.connection);
     if (subscriptions != null) {
       subscriptions.remove(subscription.id);
       if (subscriptions.isEmpty()) {
-        byChannel.remove(subscription.channel);
+        byConnection.remove(subscription.connection);
       }
     }
     detach(subscription);

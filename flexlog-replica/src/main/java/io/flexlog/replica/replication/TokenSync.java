@@ -1,11 +1,6 @@
 package io.flexlog.replica.replication;
 
 import io.flexlog.core.protocol.TokenSyncDescriptor;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,7 +47,7 @@ final class TokenSync {
     int linkIncarnation(int sequencerId);
 
     /** Answers one TOKEN_SYNC now (the engine writes the response). */
-    void answer(Channel channel, long requestId, int shardId, long[] sessions, long[] sequences);
+    void answer(Connection c, long requestId, int shardId, long[] sessions, long[] sequences);
 
     /** A peer knows SN {@code sn} for a token this replica holds pending. */
     void adopt(int shardId, long session, long sequence, long sn, int fromNodeId);
@@ -62,7 +57,8 @@ final class TokenSync {
   }
 
   private final Host host;
-  private final EventExecutor executor;
+  private final ReplicaRuntime runtime;
+  private final ReplicaPublisher publisher;
   private PeerGateway peers;
   private final Long2ObjectHashMap<Round> rounds = new Long2ObjectHashMap<>();
   private final List<Deferred> deferred = new ArrayList<>();
@@ -70,10 +66,10 @@ final class TokenSync {
   private long roundsStarted;
   private long adopted;
 
-  TokenSync(Host host, EventExecutor executor, PeerGateway peers) {
+  TokenSync(Host host, ReplicaRuntime runtime, ReplicaPublisher publisher) {
     this.host = host;
-    this.executor = executor;
-    this.peers = peers;
+    this.runtime = runtime;
+    this.publisher = publisher;
   }
 
   void peers(PeerGateway peers) {
@@ -176,32 +172,26 @@ final class TokenSync {
   }
 
   private void send(Round round) {
-    ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
     for (int peer : round.awaiting) {
-      ByteBuf frame =
-          TokenSyncDescriptor.encodeHeader(
-              alloc,
-              round.requestId,
-              round.shardId,
-              host.nodeId(),
-              round.sequencerId,
-              round.incarnation,
-              round.sessions.length);
-      for (int i = 0; i < round.sessions.length; i++) {
-        TokenSyncDescriptor.writeToken(frame, round.sessions[i], round.sequences[i]);
-      }
-      peers.send(peer, frame);
+      publisher.tokenSync(
+          peers,
+          peer,
+          round.requestId,
+          round.shardId,
+          round.sequencerId,
+          round.incarnation,
+          round.sessions,
+          round.sequences);
     }
     round.retry =
-        executor.schedule(
+        runtime.schedule(
             () -> {
               if (rounds.get(round.requestId) == round) {
                 send(round);
                 peers.flush();
               }
             },
-            RETRY_MS,
-            TimeUnit.MILLISECONDS);
+            TimeUnit.MILLISECONDS.toNanos(RETRY_MS));
   }
 
   // ---------------------------------------------------------------- answering
@@ -211,7 +201,7 @@ final class TokenSync {
    * sequencer process older than the one the asker reached.
    */
   void onRequest(
-      Channel channel,
+      Connection c,
       long requestId,
       int shardId,
       int sequencerId,
@@ -220,10 +210,10 @@ final class TokenSync {
       long[] sequences) {
     int mine = host.linkIncarnation(sequencerId);
     if (mine != 0 && mine < incarnation) {
-      deferred.add(new Deferred(channel, requestId, shardId, sequencerId, sessions, sequences));
+      deferred.add(new Deferred(c, requestId, shardId, sequencerId, sessions, sequences));
       return;
     }
-    host.answer(channel, requestId, shardId, sessions, sequences);
+    host.answer(c, requestId, shardId, sessions, sequences);
   }
 
   /** This node's link to the sequencer broke or was welcomed again: answer what waited for it. */
@@ -232,8 +222,8 @@ final class TokenSync {
       Deferred d = deferred.get(i);
       if (d.sequencerId == sequencerId) {
         deferred.remove(i);
-        if (d.channel.isActive()) {
-          host.answer(d.channel, d.requestId, d.shardId, d.sessions, d.sequences);
+        if (d.connection.isActive()) {
+          host.answer(d.connection, d.requestId, d.shardId, d.sessions, d.sequences);
         }
       } else {
         i++;
@@ -249,7 +239,7 @@ final class TokenSync {
     final long[] sessions;
     final long[] sequences;
     final IntHashSet awaiting = new IntHashSet();
-    ScheduledFuture<?> retry;
+    ReplicaRuntime.Timer retry;
 
     Round(
         long requestId,
@@ -268,13 +258,13 @@ final class TokenSync {
 
     void cancelRetry() {
       if (retry != null) {
-        retry.cancel(false);
+        retry.cancel();
       }
     }
   }
 
   private record Deferred(
-      Channel channel,
+      Connection connection,
       long requestId,
       int shardId,
       int sequencerId,

@@ -1,5 +1,9 @@
 package io.flexlog.replica.storage;
 
+import io.flexlog.replica.storage.pm.LlplLogStorage;
+import io.flexlog.replica.storage.pm.MappedFileLogStorage;
+import io.flexlog.replica.storage.tier.TieredLogStorage;
+import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import java.nio.file.Path;
@@ -35,6 +39,12 @@ public final class StorageEngines {
    */
   public static LogStorage open(
       String engine, Path dir, long capacityBytes, long chunkBytes, DurabilityMode mode) {
+    return openPm(engine, dir, capacityBytes, chunkBytes, mode);
+  }
+
+  /** As {@link #open}, typed as what the tier needs from a PM engine. */
+  private static TierableLog openPm(
+      String engine, Path dir, long capacityBytes, long chunkBytes, DurabilityMode mode) {
     String name = engine == null ? "" : engine.trim().toLowerCase(Locale.ROOT);
     if (capacityBytes < chunkBytes) {
       throw new StorageException(
@@ -69,7 +79,7 @@ public final class StorageEngines {
       TieredStorageConfig config,
       MeterRegistry registry,
       Iterable<Tag> tags) {
-    LogStorage pm = open(engine, dir, capacityBytes, chunkBytes, mode);
+    TierableLog pm = openPm(engine, dir, capacityBytes, chunkBytes, mode);
     try {
       return TieredLogStorage.open(pm, config, registry, tags);
     } catch (RuntimeException e) {

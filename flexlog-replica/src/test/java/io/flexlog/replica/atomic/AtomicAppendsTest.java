@@ -20,6 +20,8 @@ import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.replica.replication.EmbeddedConnections;
+import io.flexlog.replica.replication.EventExecutorRuntime;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
@@ -45,10 +47,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The replica side of atomic appends, frame by frame on an embedded event loop with a frozen clock:
- * node 1 is a replica of broker shard 0 ({@code global}) and of target shards 1 ({@code left}) and
- * 2 ({@code right}), each replicated on nodes 1 and 2. Forwarded APPENDs are captured instead of
- * sent; the test plays the target replicas by feeding APPEND_ACKs back.
+ * The replica side of atomic appends, frame by frame on an embedded event loop with a frozen clock
+ * (through {@link EventLoopScheduler}), the client a {@link RecordingConnection}: node 1 is a
+ * replica of broker shard 0 ({@code global}) and of target shards 1 ({@code left}) and 2 ({@code
+ * right}), each replicated on nodes 1 and 2. Forwarded APPENDs are captured instead of sent; the
+ * test plays the target replicas by feeding APPEND_ACKs back.
  */
 class AtomicAppendsTest {
   private static final int NODE = 1;
@@ -64,7 +67,8 @@ class AtomicAppendsTest {
   private static final int RETENTION_COUNT = 50;
 
   @TempDir Path dir;
-  private final EmbeddedChannel client = new EmbeddedChannel();
+  private final RecordingConnection client = new RecordingConnection();
+  private final EmbeddedChannel reader = new EmbeddedChannel();
   private final EmbeddedChannel loop = new EmbeddedChannel();
   private final List<Sent> forwarded = new ArrayList<>();
   private final List<long[]> orderRequests = new ArrayList<>();
@@ -155,10 +159,9 @@ class AtomicAppendsTest {
             engine,
             storage,
             new ReplicaLimits(1 << 10, Duration.ofSeconds(1), 1000),
-            loop.eventLoop(),
+            new EventExecutorRuntime(loop.eventLoop(), () -> now),
             capture,
             new AtomicConfig(RETENTION, RETENTION_COUNT, ABANDON, RETRY, RETRY.multipliedBy(8)),
-            () -> now,
             registry);
     engine.attachStaging(atomic);
     engine.recover();
@@ -178,7 +181,8 @@ class AtomicAppendsTest {
   void close() {
     atomic.close();
     loop.finishAndReleaseAll();
-    client.finishAndReleaseAll();
+    client.releaseAll();
+    reader.finishAndReleaseAll();
     storage.close();
   }
 
@@ -269,7 +273,7 @@ class AtomicAppendsTest {
 
   private void deliver(ByteBuf frame) {
     try {
-      engine.onAtomicFrame(client, frame);
+      atomic.onClientFrame(client, frame);
     } finally {
       frame.release();
     }
@@ -295,10 +299,15 @@ class AtomicAppendsTest {
     }
   }
 
+  /** The frames the client got, flushed. */
   private List<ByteBuf> drain() {
-    client.flushOutbound();
+    return client.drain();
+  }
+
+  private List<ByteBuf> drainReader() {
+    reader.flushOutbound();
     List<ByteBuf> frames = new ArrayList<>();
-    for (ByteBuf buf; (buf = client.readOutbound()) != null; ) {
+    for (ByteBuf buf; (buf = reader.readOutbound()) != null; ) {
       frames.add(buf);
     }
     return frames;
@@ -484,12 +493,12 @@ class AtomicAppendsTest {
     for (long sn = 1; sn <= 2; sn++) {
       ByteBuf read = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, sn, Color.GLOBAL_ID, sn);
       try {
-        engine.onRead(client, read);
+        engine.onRead(EmbeddedConnections.of(reader), read);
       } finally {
         read.release();
       }
       loop.runPendingTasks();
-      List<ByteBuf> frames = drain();
+      List<ByteBuf> frames = drainReader();
       assertThat(frames).hasSize(1);
       assertThat(ReadResponseDescriptor.status(frames.get(0)))
           .as(ByteBufUtil.hexDump(frames.get(0)))

@@ -120,7 +120,7 @@ class ReplicationEngineTest {
             ByteBufAllocator.DEFAULT, sequence, session, sequence, GLOBAL, SHARD, bytes.length);
     ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
     try {
-      engine.onAppend(client, frame);
+      engine.onAppend(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }
@@ -152,7 +152,7 @@ class ReplicationEngineTest {
   private void read(long requestId, long sn) {
     ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, requestId, GLOBAL, sn);
     try {
-      engine.onRead(client, frame);
+      engine.onRead(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }
@@ -384,7 +384,7 @@ class ReplicationEngineTest {
     error.release();
 
     ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, 5, 42, 1);
-    engine.onRead(client, frame);
+    engine.onRead(EmbeddedConnections.of(client), frame);
     frame.release();
     loop.runPendingTasks();
     ByteBuf unknown = nextFrame();

@@ -124,7 +124,7 @@ class SubscriptionTest {
             ByteBufAllocator.DEFAULT, seq, 7, seq, color, shard, payload.length);
     ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(payload));
     try {
-      engine.onAppend(producer, frame);
+      engine.onAppend(EmbeddedConnections.of(producer), frame);
     } finally {
       frame.release();
     }
@@ -172,7 +172,7 @@ class SubscriptionTest {
             ByteBufAllocator.DEFAULT, id, color, shard, fromSn, credit, flags);
     try {
       Frames.validate(frame);
-      engine.onSubscribe(channel, frame);
+      engine.onSubscribe(EmbeddedConnections.of(channel), frame);
     } finally {
       frame.release();
     }
@@ -182,7 +182,7 @@ class SubscriptionTest {
   private void credit(long id, long bytes) {
     ByteBuf frame = SubscribeCreditDescriptor.encode(ByteBufAllocator.DEFAULT, id, bytes);
     try {
-      engine.onSubscribeCredit(subscriber, frame);
+      engine.onSubscribeCredit(EmbeddedConnections.of(subscriber), frame);
     } finally {
       frame.release();
     }
@@ -192,7 +192,7 @@ class SubscriptionTest {
   private void unsubscribe(long id) {
     ByteBuf frame = UnsubscribeDescriptor.encode(ByteBufAllocator.DEFAULT, id);
     try {
-      engine.onUnsubscribe(subscriber, frame);
+      engine.onUnsubscribe(EmbeddedConnections.of(subscriber), frame);
     } finally {
       frame.release();
     }
@@ -593,7 +593,7 @@ class SubscriptionTest {
     watermark(GLOBAL, sn(1));
     assertThat(drain()).extracting(Received::id).containsOnly(2L);
 
-    engine.onChannelInactive(subscriber);
+    engine.onConnectionClosed(EmbeddedConnections.of(subscriber));
     commit(SHARD_G, GLOBAL, sn(2), "b");
     watermark(GLOBAL, sn(2));
     assertThat(drain()).isEmpty();
@@ -828,7 +828,7 @@ class SubscriptionTest {
     try {
       ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, 5, color, sn);
       try {
-        engine.onRead(reader, frame);
+        engine.onRead(EmbeddedConnections.of(reader), frame);
       } finally {
         frame.release();
       }

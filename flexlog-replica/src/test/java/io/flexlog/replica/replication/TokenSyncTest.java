@@ -135,7 +135,7 @@ class TokenSyncTest {
                   bytes.length),
               Unpooled.wrappedBuffer(bytes));
       try {
-        engine.onAppend(client, frame);
+        engine.onAppend(EmbeddedConnections.of(client), frame);
       } finally {
         frame.release();
       }
@@ -194,7 +194,7 @@ class TokenSyncTest {
         assertThat(FrameDescriptor.type(frame)).isEqualTo(MessageType.TOKEN_SYNC);
         assertThat(TokenSyncDescriptor.replicaNodeId(frame)).isEqualTo(nodeId);
         try {
-          peer.engine.onTokenSync(peer.fromPeer, frame);
+          peer.engine.onTokenSync(EmbeddedConnections.of(peer.fromPeer), frame);
         } finally {
           frame.release();
         }
@@ -348,7 +348,7 @@ class TokenSyncTest {
     one.lostSequencer();
     one.welcomedBy(3);
     for (ByteBuf frame : stale) {
-      two.engine.onTokenSync(two.fromPeer, frame);
+      two.engine.onTokenSync(EmbeddedConnections.of(two.fromPeer), frame);
       frame.release();
     }
     loop.runPendingTasks();

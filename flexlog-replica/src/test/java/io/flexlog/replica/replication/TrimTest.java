@@ -111,7 +111,7 @@ class TrimTest {
               ByteBufAllocator.DEFAULT, i + 1, 7, i + 1, GLOBAL, SHARD, bytes.length);
       ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
       try {
-        engine.onAppend(client, frame);
+        engine.onAppend(EmbeddedConnections.of(client), frame);
       } finally {
         frame.release();
       }
@@ -146,7 +146,7 @@ class TrimTest {
     ByteBuf frame = TrimDescriptor.encode(ByteBufAllocator.DEFAULT, 99, colorId, sn);
     try {
       Frames.validate(frame);
-      engine.onTrim(client, frame);
+      engine.onTrim(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }
@@ -157,7 +157,7 @@ class TrimTest {
   private ByteBuf read(long sn) {
     ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, 5, GLOBAL, sn);
     try {
-      engine.onRead(client, frame);
+      engine.onRead(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }
@@ -174,7 +174,7 @@ class TrimTest {
         SubscribeDescriptor.encode(
             ByteBufAllocator.DEFAULT, 11, GLOBAL, SHARD, fromSn, credit, flags);
     try {
-      engine.onSubscribe(client, frame);
+      engine.onSubscribe(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }
@@ -315,7 +315,7 @@ class TrimTest {
 
     ByteBuf frame = SubscribeCreditDescriptor.encode(ByteBufAllocator.DEFAULT, 11, 1 << 20);
     try {
-      engine.onSubscribeCredit(client, frame);
+      engine.onSubscribeCredit(EmbeddedConnections.of(client), frame);
     } finally {
       frame.release();
     }

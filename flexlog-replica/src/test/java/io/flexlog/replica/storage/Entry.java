@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** One entry as {@link LogStorage#recover} reported it, with a copy of its payload. */
-record Entry(
+public record Entry(
     long address,
     int shardId,
     int colorId,
@@ -15,7 +15,7 @@ record Entry(
     byte[] payload) {
 
   /** Recovers {@code storage} and returns every entry with a copy of its payload. */
-  static List<Entry> recoverAll(LogStorage storage) {
+  public static List<Entry> recoverAll(LogStorage storage) {
     List<Entry> entries = new ArrayList<>();
     storage.recover(
         (address, shard, color, session, sequence, sn, length) ->

@@ -9,7 +9,7 @@ import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
-import io.flexlog.replica.storage.TieredStorageConfig;
+import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.server.control.HostPort;
 import java.io.IOException;
 import java.io.Reader;

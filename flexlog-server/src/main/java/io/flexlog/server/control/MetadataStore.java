@@ -4,16 +4,13 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.flexlog.core.admin.TopologyProtos;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.util.DurableFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
@@ -24,9 +21,10 @@ import java.util.Optional;
  * cluster file was written.
  *
  * <p>Durability: {@link #write} writes {@value #TEMP_NAME}, fsyncs it, atomically renames it over
- * {@value #FILE_NAME} and fsyncs the directory before it returns. A crash at any point leaves the
- * old or the new file, never a torn one; a leftover temp file is ignored. A file that fails its
- * checks is refused with {@link CorruptMetadataException}, never silently replaced.
+ * {@value #FILE_NAME} and fsyncs the directory before it returns ({@link DurableFiles}). A crash at
+ * any point leaves the old or the new file, never a torn one; a leftover temp file is ignored. A
+ * file that fails its checks is refused with {@link CorruptMetadataException}, never silently
+ * replaced.
  *
  * <p>Threading: not thread-safe; callers serialize writes (the {@link ClusterController} lock or a
  * node's watcher thread).
@@ -35,51 +33,16 @@ public final class MetadataStore {
   public static final String FILE_NAME = "cluster-metadata";
   static final String TEMP_NAME = "cluster-metadata.tmp";
 
-  /** The file-system steps of a write, replaceable in tests to fabricate crashes. */
-  interface FileOps {
-    void force(FileChannel channel) throws IOException;
-
-    void rename(Path from, Path to) throws IOException;
-
-    void syncDirectory(Path dir) throws IOException;
-  }
-
-  static final FileOps REAL =
-      new FileOps() {
-        @Override
-        public void force(FileChannel channel) throws IOException {
-          channel.force(true);
-        }
-
-        @Override
-        public void rename(Path from, Path to) throws IOException {
-          try {
-            Files.move(
-                from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-          } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException(
-                "file system of " + to.getParent() + " cannot rename atomically", e);
-          }
-        }
-
-        // The rename is only durable once the directory entry is; Linux fsyncs a directory fd.
-        @Override
-        public void syncDirectory(Path dir) throws IOException {
-          try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-          }
-        }
-      };
-
   private final Path dir;
   private final Path file;
-  private final FileOps ops;
+  private final DurableFiles.FileOps ops;
 
   public MetadataStore(Path dataDir) {
-    this(dataDir, REAL);
+    this(dataDir, DurableFiles.REAL);
   }
 
-  MetadataStore(Path dataDir, FileOps ops) {
+  /** A store whose writes go through {@code ops}, which tests replace to fabricate crashes. */
+  MetadataStore(Path dataDir, DurableFiles.FileOps ops) {
     this.dir = dataDir;
     this.file = dataDir.resolve(FILE_NAME);
     this.ops = ops;
@@ -186,20 +149,6 @@ public final class MetadataStore {
     byte[] bytes =
         MetadataFileDescriptor.encode(
             topology.version(), TopologyProtos.toProto(topology).toByteArray());
-    Path temp = dir.resolve(TEMP_NAME);
-    try (FileChannel ch =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ops.force(ch);
-    }
-    ops.rename(temp, file);
-    ops.syncDirectory(dir);
+    DurableFiles.writeAtomically(file, bytes, ops);
   }
 }

@@ -6,6 +6,7 @@ import io.flexlog.admin.v1.FlexLogAdminGrpc;
 import io.flexlog.admin.v1.WatchTopologyRequest;
 import io.flexlog.core.admin.TopologyProtos;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.util.Backoff;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -45,8 +46,8 @@ public final class TopologyWatcher implements AutoCloseable {
   private final ManagedChannel channel;
   private final FlexLogAdminGrpc.FlexLogAdminStub stub;
   private final ScheduledExecutorService scheduler;
+  private final Backoff backoff = Backoff.doublingMs(MIN_BACKOFF_MS, MAX_BACKOFF_MS);
   private volatile long appliedVersion;
-  private long backoffMs = MIN_BACKOFF_MS;
   private ClientCallStreamObserver<WatchTopologyRequest> call;
   private boolean connectedOnce;
   private boolean lostLogged;
@@ -107,8 +108,7 @@ public final class TopologyWatcher implements AutoCloseable {
           admin,
           cause == null ? "ended" : "failed: " + cause.getMessage());
     }
-    long delay = backoffMs;
-    backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    long delay = backoff.nextDelayMs();
     scheduler.schedule(
         () -> {
           channel.resetConnectBackoff();
@@ -119,7 +119,7 @@ public final class TopologyWatcher implements AutoCloseable {
   }
 
   private synchronized void onConnected() {
-    backoffMs = MIN_BACKOFF_MS;
+    backoff.reset();
     if (!connectedOnce || lostLogged) {
       LOG.info("node {} watching the topology at admin {}", nodeId, admin);
     }

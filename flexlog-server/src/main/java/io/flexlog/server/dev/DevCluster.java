@@ -7,7 +7,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.TieredStorageConfig;
+import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.server.Nodes;
 import io.flexlog.server.config.ClusterFile;

@@ -3,7 +3,7 @@ package io.flexlog.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flexlog.replica.storage.TieredStorageConfig;
+import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -10,6 +10,7 @@ import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.util.DurableFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -182,7 +183,7 @@ class ClusterControllerTest {
     MetadataStore failing =
         new MetadataStore(
             dir,
-            new MetadataStore.FileOps() {
+            new DurableFiles.FileOps() {
               @Override
               public void force(FileChannel channel) throws IOException {
                 throw new IOException("disk full");

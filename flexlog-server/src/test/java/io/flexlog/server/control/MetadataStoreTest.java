@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.util.DurableFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -137,7 +138,7 @@ class MetadataStoreTest {
   @Test
   void shouldKeepTheOldTopologyWhenACrashHitsBeforeTheRename() throws Exception {
     new MetadataStore(dir).write(V1);
-    MetadataStore.FileOps crashBeforeRename =
+    DurableFiles.FileOps crashBeforeRename =
         new RecordingOps() {
           @Override
           public void rename(Path from, Path to) throws IOException {
@@ -180,25 +181,25 @@ class MetadataStoreTest {
   }
 
   /** Performs the real steps and records them. */
-  private class RecordingOps implements MetadataStore.FileOps {
+  private class RecordingOps implements DurableFiles.FileOps {
     final List<String> steps = new ArrayList<>();
 
     @Override
     public void force(FileChannel channel) throws IOException {
       steps.add("force " + MetadataStore.TEMP_NAME);
-      MetadataStore.REAL.force(channel);
+      DurableFiles.REAL.force(channel);
     }
 
     @Override
     public void rename(Path from, Path to) throws IOException {
       steps.add("rename " + from.getFileName() + " -> " + to.getFileName());
-      MetadataStore.REAL.rename(from, to);
+      DurableFiles.REAL.rename(from, to);
     }
 
     @Override
     public void syncDirectory(Path d) throws IOException {
       steps.add("sync dir");
-      MetadataStore.REAL.syncDirectory(d);
+      DurableFiles.REAL.syncDirectory(d);
     }
   }
 }

@@ -20,7 +20,7 @@ package io.flexlog.replica.storage.cache;
  *
  * <p>The address lets eviction walk a block and drop exactly the index entries that point into it.
  */
-public final class CacheRecordDescriptor {
+final class CacheRecordDescriptor {
   public static final int ADDRESS_OFFSET = 0;
   public static final int LENGTH_OFFSET = 8;
   public static final int HEADER_LENGTH = 16;

@@ -1,9 +1,9 @@
 package io.flexlog.replica.storage.segment;
 
-import io.flexlog.replica.storage.ChunkHeaderDescriptor;
-import io.flexlog.replica.storage.PmEntryDescriptor;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.TrimPoints;
+import io.flexlog.replica.storage.chunk.ChunkHeaderDescriptor;
+import io.flexlog.replica.storage.chunk.PmEntryDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -3,10 +3,10 @@ package io.flexlog.replica.storage.segment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flexlog.replica.storage.ChunkHeaderDescriptor;
-import io.flexlog.replica.storage.PmEntryDescriptor;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.TrimPoints;
+import io.flexlog.replica.storage.chunk.ChunkHeaderDescriptor;
+import io.flexlog.replica.storage.chunk.PmEntryDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.ByteBuffer;

@@ -1,0 +1,117 @@
+package io.flexlog.client.internals;
+
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoop;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntConsumer;
+import java.util.function.Supplier;
+
+/**
+ * The Netty edge of {@link Outbound}: one {@link NodeConnection} per node, made on first use from
+ * the current topology. Connections written to during a loop turn are flushed once, by a task at
+ * the end of the turn (natural batching), or earlier by {@link #flush()}.
+ *
+ * <p>Threading: the client's event loop only.
+ */
+final class Connections implements Outbound {
+  private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+
+  private final EventLoop loop;
+  private final Supplier<Topology> topology;
+  private final Supplier<ChannelHandler> handler;
+  private final IntConsumer onLost;
+  private final Map<Integer, NodeConnection> connections = new HashMap<>();
+  private final List<NodeConnection> dirty = new ArrayList<>();
+  private final Runnable flushTask = this::flush;
+  private boolean flushScheduled;
+
+  /**
+   * @param handler makes the inbound handler of each new connection
+   * @param onLost told of the node id whenever a connection to it fails or closes
+   */
+  Connections(
+      EventLoop loop,
+      Supplier<Topology> topology,
+      Supplier<ChannelHandler> handler,
+      IntConsumer onLost) {
+    this.loop = loop;
+    this.topology = topology;
+    this.handler = handler;
+    this.onLost = onLost;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return ALLOC;
+  }
+
+  @Override
+  public void send(int nodeId, ByteBuf frame) {
+    NodeConnection connection = connection(nodeId);
+    connection.write(frame);
+    if (!dirty.contains(connection)) {
+      dirty.add(connection);
+    }
+    if (!flushScheduled) {
+      flushScheduled = true;
+      loop.execute(flushTask);
+    }
+  }
+
+  @Override
+  public void flush() {
+    flushScheduled = false;
+    for (NodeConnection connection : dirty) {
+      connection.flush();
+    }
+    dirty.clear();
+  }
+
+  /** Connects to every replica node of the topology ahead of the first request. */
+  void connectAll() {
+    for (Shard shard : topology.get().shards()) {
+      for (int replica : shard.replicaNodeIds()) {
+        connection(replica).connect();
+      }
+    }
+  }
+
+  /** Closes connections to nodes that moved or left; new ones are made on next use. */
+  void retain(Topology fresh) {
+    for (Iterator<Map.Entry<Integer, NodeConnection>> it = connections.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<Integer, NodeConnection> entry = it.next();
+      NodeAddress now = fresh.nodes().get(entry.getKey());
+      if (now == null || !now.equals(entry.getValue().node)) {
+        entry.getValue().close();
+        it.remove();
+        dirty.remove(entry.getValue());
+      }
+    }
+  }
+
+  void closeAll() {
+    connections.values().forEach(NodeConnection::close);
+  }
+
+  private NodeConnection connection(int nodeId) {
+    NodeConnection connection = connections.get(nodeId);
+    if (connection == null) {
+      connection =
+          new NodeConnection(
+              topology.get().node(nodeId), loop, handler, () -> onLost.accept(nodeId));
+      connections.put(nodeId, connection);
+    }
+    return connection;
+  }
+}

@@ -1,0 +1,26 @@
+package io.flexlog.client.internals;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * The one way a role sends: a frame to a node, written now and flushed once at the end of the
+ * loop's turn (or by an explicit {@link #flush()}). {@link Connections} implements it over Netty
+ * connections; role tests record what is sent.
+ *
+ * <p>Threading: the client's event loop only.
+ */
+interface Outbound {
+  /** The allocator frames are encoded with. */
+  ByteBufAllocator alloc();
+
+  /**
+   * Writes {@code frame} to node {@code nodeId}, connecting if needed. Ownership of the frame
+   * passes on; a frame that cannot be written is released (the request's retry timer sends it
+   * again).
+   */
+  void send(int nodeId, ByteBuf frame);
+
+  /** Flushes every connection written to since the last flush. */
+  void flush();
+}

@@ -1,0 +1,232 @@
+package io.flexlog.core.protocol;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.WireMessage.Bytes;
+import io.flexlog.core.protocol.WireMessage.OrderEntry;
+import io.flexlog.core.protocol.WireMessage.TokenPair;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+
+/**
+ * Every {@link WireMessage} type with field values drawn from an {@link Entropy}; fields that a
+ * descriptor validates (counts, member indexes, read statuses) get values the validator accepts.
+ */
+final class WireMessageGenerator {
+  /** How many message types {@link #message} chooses from: every frame type. */
+  static final int TYPES = 30;
+
+  private static final byte[] READ_STATUSES = {
+    ReadResponseDescriptor.FOUND,
+    ReadResponseDescriptor.ABSENT,
+    ReadResponseDescriptor.RETRY,
+    ReadResponseDescriptor.TRIMMED
+  };
+  private static final char[] MESSAGE_EXTRA_CHARS = {' ', '\u00e9', '\u2713', '\u4e2d'};
+
+  private final Entropy e;
+
+  WireMessageGenerator(Entropy entropy) {
+    this.e = entropy;
+  }
+
+  /** One to {@code max} messages. */
+  List<WireMessage> messages(int max) {
+    return list(1, max, this::message);
+  }
+
+  WireMessage message() {
+    return message(e.intBetween(0, TYPES - 1));
+  }
+
+  /** The message of type number {@code type}, {@code 0 <= type < TYPES}. */
+  WireMessage message(int type) {
+    return switch (type) {
+      case 0 ->
+          new WireMessage.Append(
+              e.anyLong(), e.anyLong(), e.anyLong(), e.anyInt(), e.anyInt(), payload());
+      case 1 ->
+          new WireMessage.AppendAck(
+              e.anyLong(), e.anyLong(), e.anyLong(), e.anyLong(), e.anyInt(), e.anyInt());
+      case 2 ->
+          new WireMessage.OrderRequest(
+              e.anyInt(), e.anyInt(), e.anyInt(), list(0, 5, this::tokenPair));
+      case 3 ->
+          new WireMessage.OrderResponse(
+              e.anyInt(),
+              e.anyInt(),
+              list(0, 5, () -> new OrderEntry(e.anyLong(), e.anyLong(), e.anyLong())));
+      case 4 -> new WireMessage.Watermark(e.anyInt(), e.anyLong());
+      case 5 -> new WireMessage.Read(e.anyLong(), e.anyInt(), e.anyLong());
+      case 6 -> readResponse();
+      case 7 -> errorMessage();
+      case 8 -> new WireMessage.MetadataRequest(e.anyLong());
+      case 9 ->
+          new WireMessage.MetadataResponse(
+              e.anyLong(), topology(new Random(e.anyLong())), e.intBetween(0, Integer.MAX_VALUE));
+      case 10 -> new WireMessage.Hello(e.anyInt(), list(0, 6, e::anyInt));
+      case 11 ->
+          new WireMessage.SequencerHello(
+              e.anyInt(), e.intBetween(1, Integer.MAX_VALUE), e.anyLong());
+      case 12 ->
+          new WireMessage.RangeRequest(
+              e.longBetween(1, Long.MAX_VALUE), e.anyInt(), e.anyInt(), count(), e.anyLong());
+      case 13 ->
+          new WireMessage.RangeResponse(
+              e.anyLong(), e.anyInt(), e.longBetween(1, Long.MAX_VALUE), count());
+      case 14 -> new WireMessage.TreeWatermark(e.anyInt(), e.anyInt(), e.anyLong());
+      case 15 ->
+          new WireMessage.Subscribe(
+              e.anyLong(), e.anyInt(), e.anyInt(), e.anyLong(), e.anyLong(), e.anyByte());
+      case 16 ->
+          new WireMessage.SubscribeRecords(
+              e.anyLong(), e.anyInt(), e.anyInt(), e.anyLong(), list(0, 4, this::streamedRecord));
+      case 17 ->
+          new WireMessage.SubscribeProgress(e.anyLong(), e.anyInt(), e.anyInt(), e.anyLong());
+      case 18 -> new WireMessage.SubscribeCredit(e.anyLong(), e.anyLong());
+      case 19 -> new WireMessage.Unsubscribe(e.anyLong());
+      case 20 ->
+          new WireMessage.TopologyMark(
+              e.anyLong(),
+              e.anyInt(),
+              e.anyInt(),
+              e.longBetween(1, Long.MAX_VALUE),
+              e.longBetween(1, Long.MAX_VALUE));
+      case 21 -> stage();
+      case 22 ->
+          new WireMessage.StageAck(e.anyLong(), e.anyLong(), e.anyLong(), e.anyInt(), e.anyInt());
+      case 23 ->
+          new WireMessage.CommitGroup(e.anyLong(), e.anyLong(), e.anyLong(), e.anyInt(), count());
+      case 24 ->
+          new WireMessage.GroupResult(
+              e.anyLong(), e.anyLong(), e.anyLong(), e.anyInt(), list(0, 8, e::anyLong));
+      case 25 -> new WireMessage.Trim(e.anyLong(), e.anyInt(), e.anyLong());
+      case 26 -> new WireMessage.TrimResponse(e.anyLong(), e.anyInt(), e.anyLong(), e.anyLong());
+      case 27 -> new WireMessage.Welcome(e.anyInt(), e.anyInt());
+      case 28 ->
+          new WireMessage.TokenSync(
+              e.anyLong(),
+              e.anyInt(),
+              e.anyInt(),
+              e.anyInt(),
+              e.anyInt(),
+              list(0, 8, this::tokenPair));
+      case 29 ->
+          new WireMessage.TokenSyncResponse(
+              e.anyLong(), e.anyInt(), e.anyInt(), list(0, 8, e::anyLong));
+      default -> throw new IllegalArgumentException("no message type " + type);
+    };
+  }
+
+  private WireMessage readResponse() {
+    long requestId = e.anyLong();
+    byte status = READ_STATUSES[e.intBetween(0, READ_STATUSES.length - 1)];
+    int color = e.anyInt();
+    long sn = e.anyLong();
+    long bound = e.anyLong();
+    Bytes payload = payload();
+    return new WireMessage.ReadResponse(
+        requestId,
+        status,
+        color,
+        sn,
+        bound,
+        status == ReadResponseDescriptor.FOUND ? payload : new Bytes(new byte[0]));
+  }
+
+  private WireMessage errorMessage() {
+    long requestId = e.anyLong();
+    ErrorCode[] codes = ErrorCode.values();
+    ErrorCode code = codes[e.intBetween(0, codes.length - 1)];
+    char[] chars = new char[e.intBetween(0, 30)];
+    for (int i = 0; i < chars.length; i++) {
+      int pick = e.intBetween(0, 26 + MESSAGE_EXTRA_CHARS.length - 1);
+      chars[i] = pick < 26 ? (char) ('a' + pick) : MESSAGE_EXTRA_CHARS[pick - 26];
+    }
+    return new WireMessage.ErrorMessage(requestId, code, new String(chars));
+  }
+
+  private WireMessage stage() {
+    long requestId = e.anyLong();
+    long groupHigh = e.anyLong();
+    long groupLow = e.anyLong();
+    int memberCount = count();
+    int memberIndex = e.intBetween(0, memberCount - 1);
+    return new WireMessage.Stage(
+        requestId,
+        groupHigh,
+        groupLow,
+        memberIndex,
+        memberCount,
+        e.anyInt(),
+        e.anyInt(),
+        e.anyInt(),
+        e.anyLong(),
+        e.anyLong(),
+        payload());
+  }
+
+  private int count() {
+    return e.intBetween(1, Integer.MAX_VALUE);
+  }
+
+  private TokenPair tokenPair() {
+    return new TokenPair(e.anyLong(), e.anyLong());
+  }
+
+  private WireMessage.StreamedRecord streamedRecord() {
+    return new WireMessage.StreamedRecord(e.anyLong(), payload());
+  }
+
+  private Bytes payload() {
+    return new Bytes(e.bytes(64));
+  }
+
+  private <T> List<T> list(int min, int max, Supplier<T> element) {
+    int size = e.intBetween(min, max);
+    List<T> list = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      list.add(element.get());
+    }
+    return list;
+  }
+
+  /** A valid topology: one sequencer, 1-4 replicas, a color tree under global, 0-4 shards. */
+  static Topology topology(Random random) {
+    List<NodeAddress> nodes = new ArrayList<>();
+    nodes.add(new NodeAddress(1, NodeAddress.Kind.SEQUENCER, "seq-" + random.nextInt(100), 7000));
+    int replicas = 1 + random.nextInt(4);
+    for (int i = 0; i < replicas; i++) {
+      nodes.add(
+          new NodeAddress(
+              10 + i, NodeAddress.Kind.REPLICA, "r\u00e9plica-" + i, random.nextInt(65536)));
+    }
+    List<Color> colors = new ArrayList<>();
+    colors.add(new Color(Color.GLOBAL_ID, Color.GLOBAL, Color.NO_PARENT, 1));
+    int extraColors = random.nextInt(4);
+    for (int i = 1; i <= extraColors; i++) {
+      colors.add(new Color(i, "c" + i, random.nextInt(i), 1));
+    }
+    List<Shard> shards = new ArrayList<>();
+    int shardCount = random.nextInt(5);
+    for (int s = 0; s < shardCount; s++) {
+      List<Integer> placement = new ArrayList<>();
+      for (int i = 0; i < replicas; i++) {
+        placement.add(10 + i);
+      }
+      Collections.shuffle(placement, random);
+      shards.add(
+          new Shard(
+              100 + s,
+              random.nextInt(colors.size()),
+              placement.subList(0, 1 + random.nextInt(replicas))));
+    }
+    return new Topology(random.nextLong(), nodes, colors, shards);
+  }
+}

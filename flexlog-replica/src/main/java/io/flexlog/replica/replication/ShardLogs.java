@@ -1,0 +1,174 @@
+package io.flexlog.replica.replication;
+
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * The shards a replica node hosts under the latest topology it applied, and one {@link ColorLog}
+ * per (shard, color) with records there: the SN index, {@code committedThrough}, the blind ranges
+ * and the join marks. Watermarks, join marks and lost sequencer links land here; every other state
+ * machine reads it.
+ *
+ * <p>Threading: the replica's event loop.
+ */
+final class ShardLogs {
+  /** Told when a log gained a join mark its subscribers have to deliver. */
+  @FunctionalInterface
+  interface MarkListener {
+    void onMark(ColorLog log);
+  }
+
+  private final int nodeId;
+  private Topology topology;
+  private final Int2ObjectHashMap<Shard> hostedShards = new Int2ObjectHashMap<>();
+  private final Long2ObjectHashMap<ColorLog> logs = new Long2ObjectHashMap<>();
+  private final List<ColorLog> logList = new ArrayList<>();
+  private MarkListener marks = log -> {};
+
+  ShardLogs(int nodeId, Topology topology) {
+    this.nodeId = nodeId;
+    this.topology = topology;
+    for (Shard shard : topology.shardsOnReplica(nodeId)) {
+      hostedShards.put(shard.id(), shard);
+    }
+  }
+
+  void onMarks(MarkListener listener) {
+    this.marks = listener;
+  }
+
+  int nodeId() {
+    return nodeId;
+  }
+
+  Topology topology() {
+    return topology;
+  }
+
+  /**
+   * Applies a newer topology; see {@link ReplicationEngine#updateTopology}.
+   *
+   * @return the ids of the newly hosted shards, sorted
+   */
+  int[] updateTopology(Topology next) {
+    if (next.version() <= topology.version()) {
+      return new int[0];
+    }
+    topology = next;
+    List<Integer> added = new ArrayList<>();
+    for (Shard shard : next.shardsOnReplica(nodeId)) {
+      if (!hostedShards.containsKey(shard.id())) {
+        hostedShards.put(shard.id(), shard);
+        added.add(shard.id());
+      }
+    }
+    return added.stream().mapToInt(Integer::intValue).sorted().toArray();
+  }
+
+  int[] hostedShardIds() {
+    return hostedShards.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+  }
+
+  /** The hosted shard, or null. */
+  Shard shard(int shardId) {
+    return hostedShards.get(shardId);
+  }
+
+  boolean hosts(int shardId) {
+    return hostedShards.containsKey(shardId);
+  }
+
+  /** Every hosted shard; one iteration at a time (the iterator is reused). */
+  Collection<Shard> hosted() {
+    return hostedShards.values();
+  }
+
+  boolean knowsColor(int colorId) {
+    return topology.color(colorId).isPresent();
+  }
+
+  /** The sequencer node the shard is attached to (the role of the shard's color). */
+  int sequencerOf(int shardId) {
+    Shard shard = hostedShards.get(shardId);
+    return topology.color(shard.colorId()).orElseThrow().sequencerId();
+  }
+
+  /** The log of a color on a shard, created empty on first use. */
+  ColorLog log(int shardId, int colorId) {
+    long key = ((long) shardId << 32) | (colorId & 0xFFFF_FFFFL);
+    ColorLog log = logs.get(key);
+    if (log == null) {
+      log = new ColorLog(shardId, colorId);
+      logs.put(key, log);
+      logList.add(log);
+    }
+    return log;
+  }
+
+  int logCount() {
+    return logList.size();
+  }
+
+  ColorLog logAt(int i) {
+    return logList.get(i);
+  }
+
+  /** The largest SN of a color known assigned on one shard: committed here or below the bound. */
+  long tail(int shardId, int colorId) {
+    ColorLog log = log(shardId, colorId);
+    return Math.max(log.index.lastSn(), log.committedThrough());
+  }
+
+  /**
+   * A watermark from sequencer node {@code sequencerId}. It covers only the shards attached through
+   * that node: the FIFO guarantee (every order response with a smaller SN came first) holds per
+   * connection, so a watermark of {@code global} from one leaf says nothing about the order
+   * responses another leaf still has to deliver for the shards it serves.
+   */
+  void onWatermark(int sequencerId, int colorId, long watermark) {
+    for (Shard shard : hostedShards.values()) {
+      if (topology.isInSubtree(shard.colorId(), colorId)
+          && sequencerOf(shard.id()) == sequencerId) {
+        log(shard.id(), colorId).onWatermark(watermark);
+      }
+    }
+  }
+
+  /**
+   * A join mark from sequencer node {@code sequencerId} (DESIGN §3.4): the subtree of the color
+   * gained shards, whose records of the color all have SNs at or above the mark. Kept by every log
+   * of the color on the shards attached through that node (the connection that carries the color's
+   * watermarks to them, so the mark precedes every watermark that reaches it), and delivered by
+   * their subscriptions.
+   */
+  void onTopologyMark(int sequencerId, int colorId, long version, long markSn) {
+    for (Shard shard : hostedShards.values()) {
+      if (topology.isInSubtree(shard.colorId(), colorId)
+          && sequencerOf(shard.id()) == sequencerId) {
+        ColorLog log = log(shard.id(), colorId);
+        if (log.addMark(version, markSn) && !log.subscribers.isEmpty()) {
+          marks.onMark(log);
+        }
+      }
+    }
+  }
+
+  /** The link to a sequencer broke: SNs assigned meanwhile may never reach this replica. */
+  void onLinkLost(int sequencerId) {
+    for (ColorLog log : logList) {
+      if (sequencerOf(log.shardId) == sequencerId) {
+        log.onLinkLost();
+      }
+    }
+  }
+
+  /** For tests: {@code committedThrough} of a color on one of the shards. */
+  long committedThrough(int shardId, int colorId) {
+    return log(shardId, colorId).committedThrough();
+  }
+}

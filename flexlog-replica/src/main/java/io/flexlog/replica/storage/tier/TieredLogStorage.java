@@ -1,0 +1,479 @@
+package io.flexlog.replica.storage.tier;
+
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.StorageException;
+import io.flexlog.replica.storage.TierableLog;
+import io.flexlog.replica.storage.TrimPoints;
+import io.flexlog.replica.storage.cache.RecordCache;
+import io.flexlog.replica.storage.segment.ChunkImage;
+import io.flexlog.replica.storage.segment.Segment;
+import io.flexlog.replica.storage.segment.SegmentStore;
+import io.flexlog.replica.storage.segment.SegmentWriter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.netty.buffer.ByteBuf;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replica's storage as DESIGN §4 describes it: three tiers behind one {@link LogStorage}, read
+ * in this order: an off-heap DRAM cache ({@link RecordCache}), the persistent-memory log (the llpl
+ * or mapped engine), and SSD segments ({@link SegmentStore}).
+ *
+ * <ul>
+ *   <li><b>Writes</b> go to PM (the durable copy) and into the cache. Commits and flushes are PM's.
+ *   <li><b>Reads</b> try the cache, then PM, then SSD; a miss fills the cache. Addresses never
+ *       change, whichever tier holds the entry.
+ *   <li><b>Tiering</b>: when PM use passes {@code pm.high-watermark} of its capacity, the oldest
+ *       sealed chunks without pending entries (a contiguous range of chunk sequences, up to {@code
+ *       segment.bytes} and to half the PM space above the watermark, at least one chunk) are copied
+ *       into one segment file; after that file and its directory are fsync'ed the chunks are freed.
+ *       A pending entry stops tiering at its chunk until it is committed.
+ *   <li><b>Trim</b> persists the trim point in PM, frees PM chunks whose entries are all dead and
+ *       deletes segments whose entries are all dead.
+ *   <li><b>Recovery</b> rebuilds from SSD, then PM; {@link SegmentStore} says which tier is
+ *       authoritative for a chunk both hold after a crash.
+ * </ul>
+ *
+ * <p><b>Threading contract.</b> One owner thread (the replica's event loop) calls every method, as
+ * for any {@link LogStorage}. The copy of chunks into a segment file and its fsyncs run on a
+ * background tiering thread, which only reads chunks the owner handed it (the owner neither writes
+ * nor frees them meanwhile) and touches no other state. It hands its result back through a queue;
+ * the owner applies it (installs the segment, frees the PM chunks) in its next {@link #flush()},
+ * {@link #trim} or an {@link #appendPending} that finds PM full, or, when the owner registered its
+ * executor with {@link #wakeOwnerWith}, in a task the tiering thread posts to it (which then starts
+ * the next segment if PM is still above its watermark, so an idle owner catches up too). So the
+ * owner never waits for SSD I/O, and until it applies a result the chunks stay readable in PM.
+ * Segment deletions after a trim also run on the tiering thread. One segment is written at a time.
+ */
+public final class TieredLogStorage implements LogStorage {
+  private static final Logger LOG = LoggerFactory.getLogger(TieredLogStorage.class);
+  private static final long RETRY_AFTER_FAILURE_NS = TimeUnit.SECONDS.toNanos(1);
+
+  private final TierableLog pm;
+  private final RecordCache cache;
+  private final SegmentStore segments;
+  private final TierMetrics metrics;
+  private final long highWatermarkBytes;
+  private final long segmentBytes;
+  private final Executor tieringThread;
+  private final ExecutorService ownedTieringThread;
+  private final LongSupplier nanoClock;
+  private final SegmentWriter writer = new SegmentWriter();
+  private final Queue<TieringResult> finished = new ConcurrentLinkedQueue<>();
+  private final Runnable ownerCatchUp = this::catchUp;
+  private volatile Executor ownerWakeup;
+
+  private final int[] tieringChunks;
+  private int tieringCount;
+  private boolean retryAfterFailure;
+  private long retryAfterNs;
+  // Volatile: the tiering thread checks it before it touches PM (relevant for injected executors;
+  // close() waits for its own tiering thread).
+  private volatile boolean closed;
+
+  private TieredLogStorage(
+      TierableLog pm,
+      TieredStorageConfig config,
+      MeterRegistry registry,
+      Iterable<Tag> tags,
+      Executor tieringThread,
+      ExecutorService ownedTieringThread,
+      LongSupplier nanoClock) {
+    this.pm = pm;
+    this.cache = new RecordCache(config.cacheBytes());
+    this.segments = new SegmentStore(config.segmentDir());
+    this.metrics = new TierMetrics(registry, tags);
+    this.highWatermarkBytes = (long) (config.pmHighWatermark() * pm.capacityBytes());
+    // A segment is freed as a whole once written: keep it within half the room above the watermark
+    // so that, while it is written, appends still find space (a small PM tiers chunk by chunk).
+    this.segmentBytes =
+        Math.min(
+            config.segmentBytes(),
+            Math.max(pm.chunkSize(), (pm.capacityBytes() - highWatermarkBytes) / 2));
+    this.tieringThread = tieringThread;
+    this.ownedTieringThread = ownedTieringThread;
+    this.nanoClock = nanoClock;
+    this.tieringChunks = new int[pm.chunkCount()];
+    publishMetrics();
+  }
+
+  /**
+   * Puts a cache and an SSD tier around a PM log (an llpl or mapped engine; {@link
+   * StorageEngines#openTiered} opens both); the tiered storage owns it from now on (closes it).
+   * Call {@link #recover} before appending.
+   *
+   * @param tags tags for the storage's meters, e.g. the node id
+   * @throws StorageException when the segment directory cannot be created
+   */
+  public static TieredLogStorage open(
+      TierableLog pm, TieredStorageConfig config, MeterRegistry registry, Iterable<Tag> tags) {
+    ExecutorService thread =
+        Executors.newSingleThreadExecutor(
+            task -> {
+              Thread t = new Thread(task, "flexlog-tiering " + config.segmentDir());
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      return new TieredLogStorage(pm, config, registry, tags, thread, thread, System::nanoTime);
+    } catch (RuntimeException e) {
+      thread.shutdown();
+      throw e;
+    }
+  }
+
+  /** As {@link #open}, with the tiering thread and the clock supplied by a test. */
+  static TieredLogStorage open(
+      TierableLog pm,
+      TieredStorageConfig config,
+      MeterRegistry registry,
+      Iterable<Tag> tags,
+      Executor tieringThread,
+      LongSupplier nanoClock) {
+    return new TieredLogStorage(pm, config, registry, tags, tieringThread, null, nanoClock);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  @Override
+  public long appendPending(
+      int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload) {
+    long address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
+    if (address == NO_SPACE) {
+      applyFinishedTiering();
+      address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
+      if (address == NO_SPACE) {
+        startTiering(true); // full: whatever the watermark says
+        return NO_SPACE;
+      }
+    }
+    cache.put(address, payload, payload.readerIndex(), payload.readableBytes());
+    return address;
+  }
+
+  @Override
+  public void commit(long address, long sn) {
+    pm.commit(address, sn); // pending entries never leave PM
+  }
+
+  @Override
+  public void flush() {
+    pm.flush();
+    applyFinishedTiering();
+    startTieringIfNeeded();
+    publishMetrics();
+  }
+
+  @Override
+  public void trim(int colorId, long sn) {
+    pm.trim(colorId, sn);
+    applyFinishedTiering();
+    deleteTrimmedSegments();
+    publishMetrics();
+  }
+
+  @Override
+  public long trimPoint(int colorId) {
+    return pm.trimPoint(colorId);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public int payloadLength(long address) {
+    checkOpen();
+    int length = cache.length(address);
+    if (length >= 0) {
+      return length;
+    }
+    if (pm.holds(address)) {
+      return pm.payloadLength(address);
+    }
+    length = segments.payloadLength(address);
+    if (length < 0) {
+      throw unknown(address);
+    }
+    return length;
+  }
+
+  @Override
+  public ByteBuf payload(long address) {
+    checkOpen();
+    ByteBuf cached = cache.view(address);
+    if (cached != null) {
+      metrics.cacheHits.increment();
+      return cached;
+    }
+    metrics.cacheMisses.increment();
+    ByteBuf lower = pm.holds(address) ? pm.payload(address) : ssdPayload(address);
+    if (cache.put(address, lower, lower.readerIndex(), lower.readableBytes())) {
+      return cache.view(address);
+    }
+    return lower;
+  }
+
+  @Override
+  public ByteBuf retainedPayload(long address) {
+    checkOpen();
+    ByteBuf cached = cache.retainedView(address);
+    if (cached != null) {
+      metrics.cacheHits.increment();
+      return cached;
+    }
+    metrics.cacheMisses.increment();
+    boolean inPm = pm.holds(address);
+    ByteBuf lower = inPm ? pm.payload(address) : ssdPayload(address);
+    if (cache.put(address, lower, lower.readerIndex(), lower.readableBytes())) {
+      return cache.retainedView(address);
+    }
+    // Too large to cache: a view of PM that pins its chunk, or of the segment mapping.
+    return inPm ? pm.retainedPayload(address) : lower.retain();
+  }
+
+  private ByteBuf ssdPayload(long address) {
+    ByteBuf payload = segments.payload(address);
+    if (payload == null) {
+      throw unknown(address);
+    }
+    return payload;
+  }
+
+  private static IllegalArgumentException unknown(long address) {
+    return new IllegalArgumentException(
+        "no tier holds an entry at address 0x" + Long.toHexString(address));
+  }
+
+  // ---------------------------------------------------------------- tiering
+
+  /**
+   * Has the tiering thread post the application of each finished segment to {@code ownerExecutor}
+   * (the owner's event loop), so PM is freed and tiering continues without waiting for the owner's
+   * next flush. Call from the owner thread, e.g. when the event loop that will own the storage is
+   * created.
+   */
+  public void wakeOwnerWith(Executor ownerExecutor) {
+    this.ownerWakeup = ownerExecutor;
+  }
+
+  /** Owner thread, posted by the tiering thread: apply what finished, go on if still above. */
+  private void catchUp() {
+    if (closed) {
+      return;
+    }
+    applyFinishedTiering();
+    startTieringIfNeeded();
+    publishMetrics();
+  }
+
+  /** Starts copying the oldest chunks to a segment when PM is above its high watermark. */
+  private void startTieringIfNeeded() {
+    startTiering(false);
+  }
+
+  /**
+   * Starts copying the oldest chunks to a segment, if none is being written and PM is above its
+   * high watermark or {@code full}, and not within a second of a failed attempt.
+   */
+  private void startTiering(boolean full) {
+    if (tieringCount > 0
+        || closed
+        || (!full && pm.usedBytes() <= highWatermarkBytes)
+        || (retryAfterFailure && nanoClock.getAsLong() - retryAfterNs < 0)) {
+      return;
+    }
+    retryAfterFailure = false;
+    int count = pm.beginTiering(segmentBytes, tieringChunks);
+    if (count == 0) {
+      return; // the oldest chunk is the open one or still has a pending entry
+    }
+    tieringCount = count;
+    int[] indexes = Arrays.copyOf(tieringChunks, count);
+    long[] sequences = new long[count];
+    int[] ends = new int[count];
+    for (int i = 0; i < count; i++) {
+      sequences[i] = pm.chunkSequence(indexes[i]);
+      ends[i] = pm.entriesEnd(indexes[i]);
+    }
+    TrimPoints trims = pm.trimPoints();
+    Path dir = segments.dir();
+    tieringThread.execute(() -> copyToSegment(dir, indexes, sequences, ends, trims));
+  }
+
+  /** Runs on the tiering thread: reads the chunks it was handed, writes and fsyncs a segment. */
+  private void copyToSegment(
+      Path dir, int[] indexes, long[] sequences, int[] ends, TrimPoints trims) {
+    if (closed) {
+      return; // PM may be unmapped; the chunks are still in PM for the next start
+    }
+    try {
+      List<ChunkImage> images = new ArrayList<>(indexes.length);
+      long bytes = 0;
+      for (int i = 0; i < indexes.length; i++) {
+        images.add(new ChunkImage(sequences[i], pm.readChunk(indexes[i], ends[i])));
+        bytes += ends[i];
+      }
+      Segment segment =
+          writer.write(dir, sequences[0], sequences[sequences.length - 1], images, trims);
+      finished.add(new TieringResult(segment, bytes, null));
+    } catch (RuntimeException | Error e) {
+      finished.add(new TieringResult(null, 0, e));
+    }
+    Executor owner = ownerWakeup;
+    if (owner != null) {
+      try {
+        owner.execute(ownerCatchUp);
+      } catch (RejectedExecutionException e) {
+        // The owner is shutting down: the result is applied at its next flush, or recovered.
+      }
+    }
+  }
+
+  /** Owner thread: installs finished segments and frees their PM chunks. */
+  private void applyFinishedTiering() {
+    TieringResult result;
+    while ((result = finished.poll()) != null) {
+      if (result.segment() != null) {
+        segments.add(result.segment()); // readable from SSD before PM lets go
+        pm.finishTiering(tieringChunks, tieringCount, true);
+        metrics.tieringMoves.increment();
+        metrics.tieringBytes.increment(result.chunkBytes());
+        deleteTrimmedSegments();
+      } else {
+        pm.finishTiering(tieringChunks, tieringCount, false);
+        retryAfterFailure = true;
+        retryAfterNs = nanoClock.getAsLong() + RETRY_AFTER_FAILURE_NS;
+        LOG.error(
+            "tiering to {} failed, PM keeps the chunks and retries in 1 s",
+            segments.dir(),
+            result.error());
+      }
+      tieringCount = 0;
+    }
+  }
+
+  private void deleteTrimmedSegments() {
+    for (Path file : segments.removeTrimmed(pm.trimPoints())) {
+      tieringThread.execute(() -> SegmentStore.delete(file));
+    }
+  }
+
+  // ---------------------------------------------------------------- recovery and state
+
+  @Override
+  public void recover(EntryVisitor visitor) {
+    checkOpen();
+    segments.recover(pm::holdsChunk);
+    segments.replay(visitor, pm::holdsChunk, pm.trimPoints());
+    pm.recover(visitor, segments::coversAuthoritatively, segments.maxSequence());
+    for (Path file : segments.removeTrimmed(pm.trimPoints())) {
+      SegmentStore.delete(file);
+    }
+    publishMetrics();
+  }
+
+  @Override
+  public long usedBytes() {
+    return pm.usedBytes();
+  }
+
+  @Override
+  public long capacityBytes() {
+    return pm.capacityBytes();
+  }
+
+  /** Bytes of the SSD tier's segment files. */
+  public long ssdBytes() {
+    return segments.bytes();
+  }
+
+  /** Number of SSD segments. */
+  public int segmentCount() {
+    return segments.count();
+  }
+
+  /** True while a segment is being written. */
+  public boolean isTiering() {
+    return tieringCount > 0;
+  }
+
+  public RecordCache cache() {
+    return cache;
+  }
+
+  public Path segmentDir() {
+    return segments.dir();
+  }
+
+  @Override
+  public String engineName() {
+    return pm.engineName();
+  }
+
+  @Override
+  public DurabilityMode durability() {
+    return pm.durability();
+  }
+
+  /**
+   * Waits for the segment being written (never reading PM after it is closed), then closes PM and
+   * releases the cache. A segment that finished but was not applied yet stays on SSD next to its PM
+   * chunks; recovery resolves that.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (ownedTieringThread != null) {
+      ownedTieringThread.shutdown();
+      boolean interrupted = false;
+      // Uninterruptibly: closing PM under a running copy would unmap memory it is reading.
+      while (true) {
+        try {
+          if (ownedTieringThread.awaitTermination(10, TimeUnit.SECONDS)) {
+            break;
+          }
+          LOG.warn("waiting for the tiering thread of {} to finish", segments.dir());
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    cache.close();
+    metrics.close();
+    pm.close();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("tiered storage on " + segments.dir() + " is closed");
+    }
+  }
+
+  private void publishMetrics() {
+    metrics.publish(
+        pm.usedBytes(), pm.capacityBytes(), segments.bytes(), segments.count(), cache.usedBytes());
+  }
+
+  /** What the tiering thread hands back: a written segment, or why it failed. */
+  private record TieringResult(Segment segment, long chunkBytes, Throwable error) {}
+}

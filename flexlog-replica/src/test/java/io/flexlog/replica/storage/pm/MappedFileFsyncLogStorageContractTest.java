@@ -1,0 +1,13 @@
+package io.flexlog.replica.storage.pm;
+
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.chunk.ChunkedLogStorage;
+import java.nio.file.Path;
+
+/** The same contract with {@code fsync} durability: every flush forces the mapped ranges. */
+class MappedFileFsyncLogStorageContractTest extends LogStorageContractTest {
+  @Override
+  ChunkedLogStorage open(Path dir, int chunks, long chunkBytes) {
+    return MappedFileLogStorage.open(dir, chunks * chunkBytes, chunkBytes, DurabilityMode.FSYNC);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The control plane: the cluster metadata, AddColor, and the distribution of every new topology
+ * version to the nodes, over the admin gRPC service {@code flexlog.admin.v1.FlexLogAdmin}.
+ *
+ * <ul>
+ *   <li>{@link io.flexlog.server.control.ClusterController} is the metadata authority, run by the
+ *       sequencer node hosting the root color: it validates an AddColor ({@link
+ *       io.flexlog.server.control.ColorSpec}), places the new shards ({@code Placement}: distinct
+ *       replica nodes, least-loaded first), stores the new version in its {@link
+ *       io.flexlog.server.control.MetadataStore}, then hands it to the sequencer nodes first and to
+ *       the replica nodes once those acknowledged (or after the apply timeout). Nodes in the same
+ *       process are updated directly; the others watch.
+ *   <li>{@link io.flexlog.server.control.AdminServer} serves {@link
+ *       io.flexlog.server.control.AdminService}, the gRPC face of the controller, which converts
+ *       messages and errors with {@code TopologyProtos} and {@code AdminErrors} (flexlog-core).
+ *       {@link io.flexlog.server.control.AdminClient}: its blocking client ({@code colors}, tests).
+ *   <li>{@link io.flexlog.server.control.TopologyWatcher}: every other node's WatchTopology stream;
+ *       it applies each newer version (the caller stores it, then updates its node) and
+ *       acknowledges it with AckTopology. {@link io.flexlog.server.control.TopologyBootstrap} picks
+ *       a node's starting topology: the stored colors and shards win over the cluster file.
+ *   <li>{@link io.flexlog.server.control.MetadataStore} and {@link
+ *       io.flexlog.server.control.MetadataFileDescriptor}: the durable {@code cluster-metadata}
+ *       file (header with magic, format version and CRC32C, then the protobuf topology), written
+ *       through {@code DurableFiles}.
+ * </ul>
+ *
+ * <p>Callers: {@link io.flexlog.server.NodeProcess}, {@link io.flexlog.server.dev.DevCluster} and
+ * the {@code colors} command. Threading: {@code ClusterController} is thread-safe; its monitor
+ * serializes changes while gRPC executor threads call it concurrently. Each watcher applies
+ * versions one at a time, in order, and reconnects on its {@code flexlog-topology-watcher-N} thread
+ * after a backoff of 50 ms doubling to 1 s, asking only for newer versions.
+ *
+ * <p>Failures: AddColor fails with {@code UnknownColorException} (unknown parent), {@code
+ * ColorExistsException}, {@code NotEnoughNodesException} or {@code InvalidArgumentException}, sent
+ * as a gRPC status plus the FlexLog code. A metadata file that fails its checks is refused with
+ * {@link io.flexlog.server.control.CorruptMetadataException} and the node does not start. An
+ * invalid version received by a watcher, or one its node fails to apply, is logged and not
+ * acknowledged. Protocol: {@code docs/architecture.md} ("AddColor and topology distribution"); the
+ * service's calls: {@code docs/protocol.md}; the file: {@code docs/operations.md}.
+ */
+package io.flexlog.server.control;
