@@ -46,7 +46,9 @@ final class SimAuditor implements SimLink.Endpoint {
     }
     long requestId = 1;
     List<SimHistory.ColorSn> order = new ArrayList<>(records.keySet());
-    order.sort((a, b) -> a.colorId() != b.colorId() ? a.colorId() - b.colorId() : Long.compare(a.sn(), b.sn()));
+    order.sort(
+        (a, b) ->
+            a.colorId() != b.colorId() ? a.colorId() - b.colorId() : Long.compare(a.sn(), b.sn()));
     for (SimHistory.ColorSn at : order) {
       asked.put(requestId, at);
       expected.put(requestId, records.get(at));
@@ -58,7 +60,8 @@ final class SimAuditor implements SimLink.Endpoint {
       boolean moved = world.network.deliverAll(() -> {});
       moved |= world.runAllTurns();
       if (!moved && world.clock.fireNext() < 0 || round > 10_000) {
-        world.fail("replica " + replica + " answered " + answered + " of " + asked.size() + " reads");
+        world.fail(
+            "replica " + replica + " answered " + answered + " of " + asked.size() + " reads");
       }
     }
     world.network.drop(end.link(), "auditor done with replica " + replica);
@@ -75,6 +78,7 @@ final class SimAuditor implements SimLink.Endpoint {
     byte status = ReadResponseDescriptor.status(frame);
     if (status != ReadResponseDescriptor.FOUND) {
       world.fail(
+          Invariant.ACKS_DURABLE,
           "replica "
               + replicaId
               + " lost a record it acknowledged: "
@@ -83,11 +87,19 @@ final class SimAuditor implements SimLink.Endpoint {
               + expected.get(requestId)
               + ") is answered with status "
               + status);
+      answered++;
+      return;
     }
     String payload = ReadResponseDescriptor.payload(frame).toString(StandardCharsets.UTF_8);
     if (!payload.equals(expected.get(requestId))) {
       world.fail(
-          "replica " + replicaId + " holds " + payload + " at " + at + ", acknowledged "
+          "replica "
+              + replicaId
+              + " holds "
+              + payload
+              + " at "
+              + at
+              + ", acknowledged "
               + expected.get(requestId));
     }
     answered++;

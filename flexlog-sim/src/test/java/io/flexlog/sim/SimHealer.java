@@ -43,7 +43,10 @@ final class SimHealer {
           break;
         }
         if (world.clock.nowMs() > deadline) {
-          world.fail("not live " + LIVE_WITHIN_MS + " ms after healing: " + missing);
+          world.fail(
+              operations.settled() ? Invariant.SUBSCRIBERS_COMPLETE : Invariant.OPERATIONS_COMPLETE,
+              "not live " + LIVE_WITHIN_MS + " ms after healing: " + missing);
+          break;
         }
         world.clock.fireNext();
       }
@@ -51,7 +54,9 @@ final class SimHealer {
     new SimAuditor(world).auditAll();
   }
 
-  /** What is still missing, or null when every operation completed and every subscriber caught up. */
+  /**
+   * What is still missing, or null when every operation completed and every subscriber caught up.
+   */
   private String notLive() {
     if (!operations.settled()) {
       return operations.inFlightCount() + " client operations still in flight";

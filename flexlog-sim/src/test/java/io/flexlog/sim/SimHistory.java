@@ -8,9 +8,9 @@ import java.util.Objects;
 
 /**
  * What the simulation has observed and the invariants over it, checked as each observation comes
- * in: one SN per append token, one record per SN, SNs issued increasing per color, reads that return
- * the record appended at their SN (and never a hole for an acknowledged one), and subscribers of a
- * color that agree with each other.
+ * in: one SN per append token, one record per SN, SNs issued increasing per color, reads that
+ * return the record appended at their SN (and never a hole for an acknowledged one), and
+ * subscribers of a color that agree with each other.
  */
 final class SimHistory {
   /** An append token: client session and per-session sequence. */
@@ -38,8 +38,10 @@ final class SimHistory {
   private final Map<ColorSn, String> records = new HashMap<>();
   private final Map<Integer, Long> lastIssued = new HashMap<>();
   final Map<ColorSn, Acked> acked = new HashMap<>();
+
   /** Per replica node, every SN it acknowledged an append at, and the payload. */
   final Map<Integer, Map<ColorSn, String>> ackedByReplica = new HashMap<>();
+
   long issued;
 
   SimHistory(SimWorld world) {
@@ -60,6 +62,7 @@ final class SimHistory {
     ColorSn before = ackedAt.putIfAbsent(token, at);
     if (before != null && !before.equals(at)) {
       world.fail(
+          Invariant.ONE_SN_PER_TOKEN,
           "one append at two SNs: token "
               + token
               + " acknowledged at "
@@ -71,7 +74,9 @@ final class SimHistory {
     }
     Token owner = ackedToken.putIfAbsent(at, token);
     if (owner != null && !owner.equals(token)) {
-      world.fail(at + " acknowledged for two tokens: " + owner + " and " + token);
+      world.fail(
+          Invariant.ONE_RECORD_PER_SN,
+          at + " acknowledged for two tokens: " + owner + " and " + token);
     }
     String payload = payloads.get(token);
     if (payload != null) {
@@ -85,6 +90,7 @@ final class SimHistory {
     long last = lastIssued.getOrDefault(colorId, 0L);
     if (firstSn <= last) {
       world.fail(
+          Invariant.SNS_INCREASE,
           "color "
               + colorId
               + " issued "
@@ -117,7 +123,9 @@ final class SimHistory {
   void observe(ColorSn at, String payload, String who) {
     String before = records.putIfAbsent(at, payload);
     if (before != null && !before.equals(payload)) {
-      world.fail(at + " holds " + before + " but " + who + " says " + payload);
+      world.fail(
+          Invariant.ONE_RECORD_PER_SN,
+          at + " holds " + before + " but " + who + " says " + payload);
     }
   }
 
@@ -143,6 +151,7 @@ final class SimHistory {
             long missing = Math.min(sa, sb);
             SimSubscriber lacks = sa < sb ? b : a;
             world.fail(
+                Invariant.SUBSCRIBERS_AGREE,
                 "subscribers of "
                     + color
                     + " disagree: "
@@ -152,9 +161,17 @@ final class SimHistory {
                     + " that "
                     + (lacks == a ? b : a)
                     + " delivered");
+            if (sa < sb) {
+              ia++;
+            } else {
+              ib++;
+            }
+            continue;
           }
           if (!Objects.equals(a.payload(ia), b.payload(ib))) {
-            world.fail("subscribers of " + color + " got two records at SN " + Sn.describe(sa));
+            world.fail(
+                Invariant.ONE_RECORD_PER_SN,
+                "subscribers of " + color + " got two records at SN " + Sn.describe(sa));
           }
           ia++;
           ib++;

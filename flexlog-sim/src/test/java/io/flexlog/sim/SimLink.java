@@ -1,11 +1,15 @@
 package io.flexlog.sim;
 
+import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.replica.replication.Connection;
 import io.flexlog.sequencer.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,10 +17,10 @@ import java.util.List;
 
 /**
  * One simulated TCP connection between two processes. Each direction is a FIFO queue of flushed
- * frames; the simulation decides when the head of a queue is delivered, independently of every other
- * queue, so deliveries interleave arbitrarily across connections but never reorder within one.
- * Closing the connection loses whatever is still queued or unflushed, in both directions, and tells
- * both processes (unless the incarnation that opened it has died meanwhile).
+ * frames; the simulation decides when the head of a queue is delivered, independently of every
+ * other queue, so deliveries interleave arbitrarily across connections but never reorder within
+ * one. Closing the connection loses whatever is still queued or unflushed, in both directions, and
+ * tells both processes (unless the incarnation that opened it has died meanwhile).
  *
  * <p>Each end is what its process writes to: a sequencer's {@link Outbound}, a replica's {@link
  * Connection}, a client's outbound.
@@ -73,6 +77,9 @@ final class SimLink {
     final ArrayDeque<ByteBuf> inbox = new ArrayDeque<>();
     private final List<ByteBuf> unflushed = new ArrayList<>();
 
+    /** Bytes that reached this end and do not form a whole frame yet (a frame may span writes). */
+    private final ByteBuf stream = Unpooled.buffer();
+
     private End(Endpoint owner) {
       this.owner = owner;
     }
@@ -95,12 +102,35 @@ final class SimLink {
       }
     }
 
+    /**
+     * Sends what was written since the last flush as a byte stream, as TCP does: a frame's header
+     * and payload may be separate writes, and the receiving end cuts the stream into frames by
+     * their length field, as {@code FrameDecoder} does.
+     */
     @Override
     public void flush() {
-      if (open) {
-        peer.inbox.addAll(unflushed);
-        unflushed.clear();
+      if (!open) {
+        return;
       }
+      for (ByteBuf buf : unflushed) {
+        peer.stream.writeBytes(buf);
+        buf.release();
+      }
+      unflushed.clear();
+      peer.cutFrames();
+    }
+
+    private void cutFrames() {
+      while (stream.readableBytes() >= 4) {
+        int length = 4 + stream.getInt(stream.readerIndex() + FrameDescriptor.LENGTH_OFFSET);
+        if (stream.readableBytes() < length) {
+          break;
+        }
+        ByteBuf frame = Unpooled.buffer(length);
+        stream.readBytes(frame, length);
+        inbox.add(frame);
+      }
+      stream.discardReadBytes();
     }
 
     @Override
@@ -121,6 +151,7 @@ final class SimLink {
     private void discard() {
       inbox.forEach(ByteBuf::release);
       inbox.clear();
+      stream.clear();
       unflushed.forEach(ByteBuf::release);
       unflushed.clear();
     }
@@ -132,6 +163,22 @@ final class SimLink {
   }
 
   static String describe(ByteBuf frame) {
-    return MessageType.name(FrameDescriptor.type(frame)) + "#" + FrameDescriptor.requestId(frame);
+    byte type = FrameDescriptor.type(frame);
+    String name = MessageType.name(type) + "#" + FrameDescriptor.requestId(frame);
+    if (type == MessageType.SUBSCRIBE_RECORDS) {
+      StringBuilder sns = new StringBuilder(" shard " + SubscribeRecordsDescriptor.shardId(frame));
+      for (int i = 0; i < SubscribeRecordsDescriptor.count(frame); i++) {
+        sns.append(' ').append(Sn.describe(SubscribeRecordsDescriptor.sn(frame, i)));
+      }
+      return name + sns + " progress " + Sn.describe(SubscribeRecordsDescriptor.progress(frame));
+    }
+    if (type == MessageType.SUBSCRIBE_PROGRESS) {
+      return name
+          + " shard "
+          + SubscribeProgressDescriptor.shardId(frame)
+          + " progress "
+          + Sn.describe(SubscribeProgressDescriptor.progress(frame));
+    }
+    return name;
   }
 }

@@ -15,6 +15,7 @@ import java.util.Random;
 final class SimNetwork {
   private final List<SimLink> links = new ArrayList<>();
   private final List<SimLink> closing = new ArrayList<>();
+
   /** Sees every frame just before it is delivered (validated, not yet handled). */
   interface Observer {
     void onDeliver(SimLink.End to, ByteBuf frame);

@@ -56,7 +56,9 @@ final class SimOperations {
     if (known.isEmpty()) {
       return;
     }
-    known.sort((a, b) -> a.colorId() != b.colorId() ? a.colorId() - b.colorId() : Long.compare(a.sn(), b.sn()));
+    known.sort(
+        (a, b) ->
+            a.colorId() != b.colorId() ? a.colorId() - b.colorId() : Long.compare(a.sn(), b.sn()));
     SimHistory.Acked target = known.get(world.random.nextInt(known.size()));
     long sn = world.random.nextInt(4) == 0 ? target.sn() + 1 : target.sn();
     SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));
@@ -65,8 +67,7 @@ final class SimOperations {
         world.history.acked.containsKey(new SimHistory.ColorSn(target.colorId(), sn));
     world.trace.note(client + " reads " + color + " " + Sn.describe(sn));
     readCount++;
-    inFlight.add(
-        new Op(false, target.colorId(), sn, null, ackedAtStart, client.read(color, sn)));
+    inFlight.add(new Op(false, target.colorId(), sn, null, ackedAtStart, client.read(color, sn)));
   }
 
   /** Hands every completed operation to the history. */
@@ -82,7 +83,8 @@ final class SimOperations {
         result = op.future.join();
       } catch (CompletionException e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
-        failures.merge((op.append ? "append " : "read ") + cause.getClass().getSimpleName(), 1, Integer::sum);
+        failures.merge(
+            (op.append ? "append " : "read ") + cause.getClass().getSimpleName(), 1, Integer::sum);
         world.trace.note((op.append ? "append " + op.payload : "read") + " failed: " + cause);
         continue;
       }
@@ -99,6 +101,7 @@ final class SimOperations {
             record.map(r -> new String(r.payload(), StandardCharsets.UTF_8)).orElse(null);
         if (payload == null && op.ackedAtStart) {
           world.fail(
+              Invariant.READS_SEE_ACKED,
               "a read of color "
                   + op.colorId
                   + " SN "

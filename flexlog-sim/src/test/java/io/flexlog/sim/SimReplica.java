@@ -8,7 +8,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
-import io.flexlog.replica.node.ReplicaInbound;
+import io.flexlog.replica.node.ReplicaAdapter;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.PeerGateway;
 import io.flexlog.replica.replication.ReplicaLimits;
@@ -29,7 +29,7 @@ import java.util.TreeMap;
 
 /**
  * A replica node in the simulation: the production {@link ReplicationEngine} behind the production
- * {@link ReplicaInbound}, on a simulated event loop and virtual time, over a real log (the mapped
+ * {@link ReplicaAdapter}, on a simulated event loop and virtual time, over a real log (the mapped
  * engine in {@code process} durability, on a file that outlives the process). A crash loses the
  * process's memory, timers and connections; the log file stays, and the next incarnation recovers
  * from it as a restarted node does.
@@ -95,12 +95,15 @@ final class SimReplica {
     final int incarnation;
     final LogStorage storage;
     final ReplicationEngine engine;
-    private final ReplicaInbound inbound;
+    private final ReplicaAdapter inbound;
     final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
     /** Our end of the link to each sequencer node, while connected. */
     final Map<Integer, SimLink.End> sequencers = new LinkedHashMap<>();
+
     /** Our end of the link to each peer replica node we asked something, while connected. */
     final Map<Integer, SimLink.End> peers = new LinkedHashMap<>();
+
     boolean alive = true;
 
     Life(int incarnation) {
@@ -119,11 +122,12 @@ final class SimReplica {
               world.meters);
       engine.attachPeers(new Peers());
       this.inbound =
-          new ReplicaInbound(
+          new ReplicaAdapter(
               engine,
               frame ->
                   world.fail(
-                      name() + " got a peer answer without an atomic component: "
+                      name()
+                          + " got a peer answer without an atomic component: "
                           + SimLink.describe(frame)));
     }
 
@@ -220,9 +224,7 @@ final class SimReplica {
       boolean[] cancelled = {false};
       if (alive) {
         world.clock.schedule(
-            () -> alive && !cancelled[0],
-            Math.max(1, (delayNanos + 999_999) / 1_000_000),
-            task);
+            () -> alive && !cancelled[0], Math.max(1, (delayNanos + 999_999) / 1_000_000), task);
       }
       return () -> cancelled[0] = true;
     }

@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Clusters for the {@link SimWorld}, chosen by seed: a flat cluster (one sequencer node,
- * one or two shards of two or three replicas) or a tree (a root and two leaf sequencer nodes, a shard
- * per leaf, replica nodes that hold shards of both leaves, as {@code bin/flexlog dev --tree} does).
+ * Clusters for the {@link SimWorld}, chosen by seed: a flat cluster (one sequencer node, one or two
+ * shards of two or three replicas) or a tree (a root and two leaf sequencer nodes, a shard per
+ * leaf, replica nodes that hold shards of both leaves, as {@code bin/flexlog dev --tree} does).
  * Sequencer node ids start at 0, replica node ids at 100.
  */
 final class SimScenarios {
@@ -38,8 +38,7 @@ final class SimScenarios {
       shardList.add(new Shard(s, 0, placement));
     }
     return new Scenario(
-        "flat, " + shards + " shard(s) of " + replicas,
-        build(1, next, colors, shardList));
+        "flat, " + shards + " shard(s) of " + replicas, build(1, next, colors, shardList));
   }
 
   private static Scenario tree(Random random) {

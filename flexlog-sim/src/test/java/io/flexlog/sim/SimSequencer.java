@@ -20,8 +20,8 @@ import java.util.Set;
 
 /**
  * A sequencer node in the simulation: the production {@link OrderingService} behind the production
- * {@link SequencerInbound}, on a simulated event loop. What survives a crash is what survives one in
- * production: the durable epoch (an {@code EpochStore} in a real node) and the topology it was
+ * {@link SequencerInbound}, on a simulated event loop. What survives a crash is what survives one
+ * in production: the durable epoch (an {@code EpochStore} in a real node) and the topology it was
  * given; everything else starts again in a new incarnation.
  */
 final class SimSequencer {

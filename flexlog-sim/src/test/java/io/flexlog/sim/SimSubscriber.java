@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One pull subscription of a simulated client, from SN 0: what it delivered, in order. Delivery must
- * be strictly increasing in SN (so no repeats).
+ * One pull subscription of a simulated client, from SN 0: what it delivered, in order. Delivery
+ * must be strictly increasing in SN (so no repeats).
  */
 final class SimSubscriber {
   final String color;
@@ -38,8 +38,7 @@ final class SimSubscriber {
     while ((record = stream.poll(Duration.ZERO)) != null) {
       long sn = record.sn();
       if (size() > 0 && sn <= lastSn()) {
-        world.fail(
-            this + " delivered SN " + Sn.describe(sn) + " after " + Sn.describe(lastSn()));
+        world.fail(this + " delivered SN " + Sn.describe(sn) + " after " + Sn.describe(lastSn()));
       }
       if (payloads.size() == sns.length) {
         sns = java.util.Arrays.copyOf(sns, sns.length * 2);

@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 
 /** The last events of a run, printed with the seed when an invariant breaks. */
 final class SimTrace {
-  private static final int KEEP = 400;
+  private static final int KEEP = Integer.getInteger("flexlog.sim.trace", 400);
 
   private final ArrayDeque<String> lines = new ArrayDeque<>();
   private final SimClock clock;

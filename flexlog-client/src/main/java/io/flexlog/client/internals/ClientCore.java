@@ -43,7 +43,6 @@ public final class ClientCore implements AutoCloseable {
 
   private final EventLoopGroup group;
   private final EventLoop loop;
-  private final NanoClock clock;
   private final ExecutorService fetcherThread;
   private final Connections connections;
   private final ClientMetadata metadata;
@@ -52,65 +51,36 @@ public final class ClientCore implements AutoCloseable {
   private final Reads reads;
   private final Trims trims;
   private final Subscriptions subscriptions;
-  private final InboundDispatcher inbound;
+  private final ClientRoles roles;
   private final ScheduledFuture<?> timer;
   private volatile boolean closed;
 
   private ClientCore(FlexLogConfig config, EventLoopGroup group, Metadata initial) {
     this.group = group;
     this.loop = group.next();
-    this.clock = NanoClock.SYSTEM;
     this.fetcherThread =
         Executors.newSingleThreadExecutor(new DefaultThreadFactory("flexlog-metadata", true));
-    ClientLoop clientLoop = new NettyLoop(loop);
-    Tokens tokens = new Tokens(new SecureRandom().nextLong());
-    long requestTimeoutNs = config.requestTimeout().toNanos();
-    long deliveryTimeoutNs = config.deliveryTimeout().toNanos();
     this.connections =
         new Connections(loop, this::topology, this::newHandler, this::onConnectionLost);
-    this.metadata =
-        new ClientMetadata(
+    this.roles =
+        new ClientRoles(
+            config,
             initial,
-            clientLoop,
+            connections,
+            new NettyLoop(loop),
+            NanoClock.SYSTEM,
             onLoop -> fetch(config, onLoop),
-            config.connectTimeout(),
-            connections,
-            connections::retain);
-    this.appends =
-        new Appends(
-            metadata, connections, clientLoop, clock, tokens, requestTimeoutNs, deliveryTimeoutNs);
-    this.groups =
-        new AtomicGroups(
-            metadata,
-            connections,
-            clientLoop,
-            clock,
-            tokens,
-            config.atomicBrokerColor(),
-            requestTimeoutNs,
-            deliveryTimeoutNs);
-    this.reads =
-        new Reads(metadata, connections, clientLoop, clock, config.readTimeout().toNanos());
-    this.trims = new Trims(metadata, connections, clientLoop, clock, requestTimeoutNs);
-    this.subscriptions =
-        new Subscriptions(
-            metadata,
-            connections,
-            clientLoop,
-            clock,
-            config.subscribeWindowBytes(),
-            requestTimeoutNs,
-            config.subscribeLivenessTimeout().toNanos());
-    this.inbound = new InboundDispatcher(appends, groups, reads, trims, subscriptions);
-    long tickMs = tickMs(config);
+            connections::retain,
+            new SecureRandom().nextLong());
+    this.metadata = roles.metadata;
+    this.appends = roles.appends;
+    this.groups = roles.groups;
+    this.reads = roles.reads;
+    this.trims = roles.trims;
+    this.subscriptions = roles.subscriptions;
+    long tickMs = ClientRoles.tickMs(config);
     this.timer =
-        loop.scheduleAtFixedRate(this::checkDeadlines, tickMs, tickMs, TimeUnit.MILLISECONDS);
-  }
-
-  /** How often deadlines are checked: a tenth of the shortest timeout, within 1 to 100 ms. */
-  private static long tickMs(FlexLogConfig config) {
-    long shortestMs = Math.min(config.requestTimeout().toMillis(), config.readTimeout().toMillis());
-    return Math.max(1, Math.min(100, shortestMs / 10));
+        loop.scheduleAtFixedRate(roles::checkDeadlines, tickMs, tickMs, TimeUnit.MILLISECONDS);
   }
 
   /** Fetches the topology from the bootstrap servers and connects to the replica nodes. */
@@ -143,11 +113,11 @@ public final class ClientCore implements AutoCloseable {
   }
 
   private InboundHandler newHandler() {
-    return new InboundHandler(inbound);
+    return new InboundHandler(roles.inbound);
   }
 
   private void onConnectionLost(int nodeId) {
-    subscriptions.onConnectionLost(nodeId);
+    roles.onConnectionLost(nodeId);
   }
 
   public Topology topology() {
@@ -221,17 +191,6 @@ public final class ClientCore implements AutoCloseable {
     return subscriptions.open(colorName, fromSn, handler);
   }
 
-  /** The timer's turn: every role checks its deadlines at the same instant, then one flush. */
-  private void checkDeadlines() {
-    long nowNs = clock.nanoTime();
-    appends.onTick(nowNs);
-    groups.onTick(nowNs);
-    subscriptions.onTick(nowNs);
-    reads.onTick(nowNs);
-    trims.onTick(nowNs);
-    connections.flush();
-  }
-
   private void checkOpen() {
     if (closed) {
       throw closedError();
@@ -253,11 +212,7 @@ public final class ClientCore implements AutoCloseable {
             () -> {
               timer.cancel(false);
               FlexLogException error = new FlexLogException("the FlexLog client was closed");
-              appends.failAll(error);
-              groups.failAll(error);
-              reads.failAll(error);
-              trims.failAll(error);
-              subscriptions.failAll(error);
+              roles.failAll(error);
               connections.flush();
               connections.closeAll();
             })

@@ -16,7 +16,7 @@ import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Random;
 
 /**
  * The subscription role: opens {@link ClientSubscription}s, routes their streams' frames and errors
@@ -27,6 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * the subscription to the loop; everything else runs on the client's event loop.
  */
 final class Subscriptions implements SubscriptionContext {
+  private final Random random;
   private final ClientMetadata metadata;
   private final Outbound outbound;
   private final ClientLoop loop;
@@ -51,6 +52,30 @@ final class Subscriptions implements SubscriptionContext {
       long windowBytes,
       long openTimeoutNs,
       long livenessTimeoutNs) {
+    this(
+        metadata,
+        outbound,
+        loop,
+        clock,
+        windowBytes,
+        openTimeoutNs,
+        livenessTimeoutNs,
+        new Random());
+  }
+
+  /**
+   * @param random picks the replica each shard's stream starts at (seeded, a run replays)
+   */
+  Subscriptions(
+      ClientMetadata metadata,
+      Outbound outbound,
+      ClientLoop loop,
+      NanoClock clock,
+      long windowBytes,
+      long openTimeoutNs,
+      long livenessTimeoutNs,
+      Random random) {
+    this.random = random;
     this.metadata = metadata;
     this.outbound = outbound;
     this.loop = loop;
@@ -89,7 +114,7 @@ final class Subscriptions implements SubscriptionContext {
             windowBytes,
             openTimeoutNs,
             livenessTimeoutNs,
-            ThreadLocalRandom.current().nextInt(1 << 16),
+            random.nextInt(1 << 16),
             this,
             loop);
     loop.execute(

@@ -1,0 +1,124 @@
+package io.flexlog.client.internals;
+
+import io.flexlog.client.FlexLogConfig;
+import io.flexlog.client.LogRecord;
+import io.flexlog.client.RecordStream;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * The client's production roles ({@link ClientRoles}) for the whole-data-path simulation in {@code
+ * io.flexlog.sim}: it lives in the roles' package, because the roles and their edges are
+ * package-private, and exposes only what the simulation drives. The simulation's network, loop and
+ * clock stand in for Netty's; the topology is the simulation's own, so a refresh answers at once.
+ */
+public final class SimClientBridge {
+  /** How the client's frames leave: one connection per node, opened on first use. */
+  public interface Network {
+    ByteBufAllocator alloc();
+
+    void send(int nodeId, ByteBuf frame);
+
+    void flush();
+  }
+
+  /** The client's event loop in the simulation. */
+  public interface Loop {
+    void execute(Runnable task);
+
+    void schedule(Runnable task, long delayNs);
+  }
+
+  private final ClientRoles roles;
+
+  public SimClientBridge(
+      FlexLogConfig config,
+      Topology topology,
+      int maxRecordBytes,
+      Network network,
+      Loop loop,
+      LongSupplier clock,
+      long session) {
+    Metadata metadata = new Metadata(topology, maxRecordBytes);
+    ClientLoop clientLoop =
+        new ClientLoop() {
+          @Override
+          public void execute(Runnable task) {
+            loop.execute(task);
+          }
+
+          @Override
+          public void schedule(Runnable task, long delayNs) {
+            loop.schedule(task, delayNs);
+          }
+
+          @Override
+          public boolean inLoop() {
+            return true; // the simulation runs every process on its one thread
+          }
+        };
+    Outbound outbound =
+        new Outbound() {
+          @Override
+          public ByteBufAllocator alloc() {
+            return network.alloc();
+          }
+
+          @Override
+          public void send(int nodeId, ByteBuf frame) {
+            network.send(nodeId, frame);
+          }
+
+          @Override
+          public void flush() {
+            network.flush();
+          }
+        };
+    this.roles =
+        new ClientRoles(
+            config,
+            metadata,
+            outbound,
+            clientLoop,
+            clock::getAsLong,
+            onLoop -> loop.execute(() -> onLoop.accept(metadata)),
+            applied -> {},
+            session);
+  }
+
+  /** How often the simulation should run {@link #checkDeadlines()}. */
+  public static long tickMs(FlexLogConfig config) {
+    return ClientRoles.tickMs(config);
+  }
+
+  public CompletableFuture<Long> append(String color, byte[] payload) {
+    return roles.appends.append(color, null, Unpooled.wrappedBuffer(payload));
+  }
+
+  public CompletableFuture<Optional<LogRecord>> read(String color, long sn) {
+    return roles.reads.read(color, sn);
+  }
+
+  public RecordStream subscribe(String color, long fromSn) {
+    return roles.subscriptions.open(color, fromSn);
+  }
+
+  /** A frame from a node; false if no role takes its type. The caller keeps ownership. */
+  public boolean onFrame(ByteBuf frame) {
+    return roles.inbound.onFrame(frame);
+  }
+
+  public void onConnectionLost(int nodeId) {
+    roles.onConnectionLost(nodeId);
+  }
+
+  public void checkDeadlines() {
+    roles.checkDeadlines();
+  }
+}

@@ -1,0 +1,24 @@
+package io.flexlog.sim;
+
+/**
+ * The properties the {@link SimWorld} checks after every step (and, for the last two, once the
+ * healed cluster is quiet). docs/testing.md explains each and which fault modes enforce it.
+ */
+enum Invariant {
+  /** Every role issues strictly increasing SNs of its color, across epochs and restarts. */
+  SNS_INCREASE,
+  /** No SN of a color ever holds two different records (acks, reads and subscriptions agree). */
+  ONE_RECORD_PER_SN,
+  /** A read of an SN acknowledged before the read began returns that record, never a hole. */
+  READS_SEE_ACKED,
+  /** An append token is acknowledged at one SN only, by every replica and forever. */
+  ONE_SN_PER_TOKEN,
+  /** Any two subscribers of a color deliver the same records over the SN range both passed. */
+  SUBSCRIBERS_AGREE,
+  /** Once healed, every client operation completes (successfully or with a typed error). */
+  OPERATIONS_COMPLETE,
+  /** Once healed, every subscriber delivers every record acknowledged in its color. */
+  SUBSCRIBERS_COMPLETE,
+  /** Once healed, every replica still holds every record it acknowledged, at the same SN. */
+  ACKS_DURABLE
+}
