@@ -93,6 +93,20 @@ public final class ConfigDef {
   }
 
   /**
+   * Checks that every spelling is a key of this registry or a deprecated alias, without parsing
+   * values: for files that are read whole at start-up but whose values are used later.
+   *
+   * @throws ConfigException naming the first unknown key
+   */
+  public void checkKnown(Iterable<String> spellings) {
+    for (String spelling : spellings) {
+      if (lookup(spelling) == null) {
+        throw ConfigException.of(spelling, null, unknown(spelling));
+      }
+    }
+  }
+
+  /**
    * Parses raw settings: every key must be known (or a deprecated alias), its value must parse and
    * keep its rule. Keys not given, or given without a value (YAML {@code key:}), keep their
    * defaults in the result.
@@ -104,10 +118,8 @@ public final class ConfigDef {
     Map<ConfigKey<?>, String> written = new HashMap<>();
     for (Map.Entry<String, ?> entry : raw.entrySet()) {
       String spelling = entry.getKey();
+      checkKnown(List.of(spelling));
       ConfigKey<?> key = lookup(spelling);
-      if (key == null) {
-        throw ConfigException.of(spelling, entry.getValue(), unknown(spelling));
-      }
       String earlier = written.put(key, spelling);
       if (earlier != null) {
         throw ConfigException.of(
