@@ -21,11 +21,11 @@ public final class ClientConfigDef {
       DEF.define(
           ConfigKey.list(FlexLogConfig.BOOTSTRAP_SERVERS, List.of("127.0.0.1:7070"))
               .validator(Validator.nonEmpty())
-              .validator(Validator.explain(ClientConfigDef::hostPorts, "host:port, ..."))
               .importance(Importance.HIGH)
               .doc(
                   "Comma-separated host:port list of any FlexLog nodes; the client fetches the"
-                      + " topology from the first that answers."));
+                      + " topology from the first that answers. Each entry must be host:port"
+                      + " with a port in [1, 65535]."));
 
   public static final ConfigKey<Duration> REQUEST_TIMEOUT =
       DEF.define(
@@ -88,16 +88,6 @@ public final class ClientConfigDef {
                       + " a shard in its subtree before they reach their colors."));
 
   private ClientConfigDef() {}
-
-  private static String hostPorts(List<String> servers) {
-    for (String server : servers) {
-      String problem = FlexLogConfig.hostPortProblem(server);
-      if (problem != null) {
-        return "must be host:port pairs: " + problem;
-      }
-    }
-    return null;
-  }
 
   private static String colorName(String name) {
     try {

@@ -53,6 +53,12 @@ public final class FlexLogConfig {
 
   private FlexLogConfig(Builder b) {
     this.bootstrapServers = ClientConfigDef.BOOTSTRAP_SERVERS.validate(List.copyOf(b.servers));
+    for (String server : bootstrapServers) {
+      String problem = hostPortProblem(server);
+      if (problem != null) {
+        throw ConfigException.of(BOOTSTRAP_SERVERS, server, BOOTSTRAP_SERVERS + ": " + problem);
+      }
+    }
     this.requestTimeout = ClientConfigDef.REQUEST_TIMEOUT.validate(b.requestTimeout);
     this.deliveryTimeout = ClientConfigDef.DELIVERY_TIMEOUT.validate(b.deliveryTimeout);
     this.readTimeout = ClientConfigDef.READ_TIMEOUT.validate(b.readTimeout);
@@ -86,7 +92,7 @@ public final class FlexLogConfig {
   }
 
   /** Null when {@code server} is {@code host:port} with a valid port, else what is wrong. */
-  static String hostPortProblem(String server) {
+  private static String hostPortProblem(String server) {
     int colon = server.lastIndexOf(':');
     if (colon <= 0 || colon == server.length() - 1) {
       return "'" + server + "' is not host:port";

@@ -66,5 +66,10 @@ class ClientConfigDefTest {
         .hasMessage("delivery.timeout.ms must be at least request.timeout.ms (5000), got 1000");
     assertThatThrownBy(() -> FlexLogConfig.builder().bootstrapServers(" , ").build())
         .hasMessage("bootstrap.servers must not be empty, got ");
+    p.clear();
+    p.setProperty("bootstrap.servers", "127.0.0.1:7070,localhost");
+    assertThatThrownBy(() -> FlexLogConfig.fromProperties(p))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("bootstrap.servers: 'localhost' is not host:port");
   }
 }

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -188,7 +189,7 @@ public final class ConfigDef {
           .append(" | ")
           .append(cell(key.validValues()))
           .append(" | ")
-          .append(key.importance().name().toLowerCase(java.util.Locale.ROOT))
+          .append(key.importance().name().toLowerCase(Locale.ROOT))
           .append(" | ")
           .append(escape(doc))
           .append(" |\n");
