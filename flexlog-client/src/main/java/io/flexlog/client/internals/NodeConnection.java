@@ -1,16 +1,13 @@
 package io.flexlog.client.internals;
 
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.Transport;
-import io.flexlog.core.protocol.FrameDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.function.Supplier;
@@ -25,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(NodeConnection.class);
+  private static final int CONNECT_TIMEOUT_MS = 3000;
   private static final int MAX_QUEUED = 4096;
 
   final NodeAddress node;
@@ -41,19 +39,7 @@ final class NodeConnection {
     this.node = node;
     this.onLost = onLost;
     this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), handler.get());
-                  }
-                });
+        ClientBootstrap.framed(loop, CONNECT_TIMEOUT_MS, Transport.MAX_FRAME_BYTES, handler);
   }
 
   void connect() {

@@ -2,19 +2,16 @@ package io.flexlog.replica.atomic;
 
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.ConnectionErrors;
 import io.flexlog.core.net.Transport;
-import io.flexlog.core.protocol.FrameDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,6 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerLinks implements ForwardTransport {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLinks.class);
+  private static final int CONNECT_TIMEOUT_MS = 3000;
   private static final int MAX_QUEUED = 4096;
 
   private final Supplier<Topology> topology;
@@ -47,19 +45,7 @@ public final class PeerLinks implements ForwardTransport {
   public PeerLinks(EventLoop loop, Supplier<Topology> topology) {
     this.topology = topology;
     this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Inbound());
-                  }
-                });
+        ClientBootstrap.framed(loop, CONNECT_TIMEOUT_MS, Transport.MAX_FRAME_BYTES, Inbound::new);
   }
 
   /** Where frames from peers go; the sink does not own them. */
