@@ -1,38 +1,28 @@
 package io.flexlog.client;
 
+import io.flexlog.core.config.ConfigException;
+import io.flexlog.core.config.ConfigValues;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 
 /**
  * Client configuration. Keys follow Kafka's names where the meaning matches; every key has a
- * default, and {@link #fromProperties} rejects unknown keys and bad values with a message naming
- * the key.
+ * default. {@link #fromProperties} rejects unknown keys and bad values, and {@link Builder#build}
+ * bad values, with a {@link io.flexlog.core.config.ConfigException} naming the key. The keys, their
+ * defaults and rules are declared once in {@link ClientConfigDef}; {@code docs/configuration.md}
+ * lists them.
  *
- * <table>
- *   <caption>Keys</caption>
- *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>bootstrap.servers</td><td>127.0.0.1:7070</td><td>comma-separated host:port list of
- *       any FlexLog nodes; the client fetches the topology from the first that answers</td></tr>
- *   <tr><td>request.timeout.ms</td><td>2000</td><td>how long one attempt of an append waits for
- *       the replicas before it is re-sent (same token, so never a second record)</td></tr>
- *   <tr><td>delivery.timeout.ms</td><td>30000</td><td>how long an append may take in all before it
- *       fails with {@code FlexLogTimeoutException}</td></tr>
- *   <tr><td>read.timeout.ms</td><td>5000</td><td>how long a read retries replicas that cannot
- *       decide yet</td></tr>
- *   <tr><td>connect.timeout.ms</td><td>5000</td><td>how long {@code connect} waits for the
- *       topology</td></tr>
- *   <tr><td>subscribe.window.bytes</td><td>1048576</td><td>how many bytes of records a
- *       subscription may hold per shard (received, not yet consumed by the application): the
- *       replicas' credit, so the bound on a subscription's memory and in-flight data</td></tr>
- *   <tr><td>subscribe.liveness.timeout.ms</td><td>3000</td><td>a subscription's stream from a
- *       replica that sends nothing (not even a heartbeat; replicas send one every
- *       {@code subscribe.heartbeat-interval}, 1 s by default) for this long is considered dead:
- *       the client leaves that replica and resumes the shard on another one, without loss or
- *       repeats. Keep it a few times the replicas' heartbeat interval</td></tr>
- * </table>
+ * <pre>{@code
+ * Properties p = new Properties();
+ * p.setProperty("bootstrap.servers", "10.0.0.1:7070,10.0.0.2:7070");
+ * p.setProperty("delivery.timeout.ms", "10000");
+ * FlexLog log = FlexLog.connect(FlexLogConfig.fromProperties(p));
+ * }</pre>
  */
 public final class FlexLogConfig {
   public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
@@ -62,104 +52,87 @@ public final class FlexLogConfig {
   private final String atomicBrokerColor;
 
   private FlexLogConfig(Builder b) {
-    if (b.bootstrapServers.isEmpty()) {
-      throw new IllegalArgumentException(BOOTSTRAP_SERVERS + " must name at least one host:port");
+    this.bootstrapServers = ClientConfigDef.BOOTSTRAP_SERVERS.validate(List.copyOf(b.servers));
+    for (String server : bootstrapServers) {
+      String problem = hostPortProblem(server);
+      if (problem != null) {
+        throw ConfigException.of(BOOTSTRAP_SERVERS, server, BOOTSTRAP_SERVERS + ": " + problem);
+      }
     }
-    for (String server : b.bootstrapServers) {
-      parseHostPort(server);
-    }
-    this.bootstrapServers = List.copyOf(b.bootstrapServers);
-    this.requestTimeout = positive(REQUEST_TIMEOUT_MS, b.requestTimeout);
-    this.deliveryTimeout = positive(DELIVERY_TIMEOUT_MS, b.deliveryTimeout);
-    this.readTimeout = positive(READ_TIMEOUT_MS, b.readTimeout);
-    try {
-      io.flexlog.core.model.Color.validateName(b.atomicBrokerColor);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(ATOMIC_BROKER_COLOR + ": " + e.getMessage(), e);
-    }
-    this.atomicBrokerColor = b.atomicBrokerColor;
-    this.connectTimeout = positive(CONNECT_TIMEOUT_MS, b.connectTimeout);
-    if (b.subscribeWindowBytes < MIN_SUBSCRIBE_WINDOW_BYTES) {
-      throw new IllegalArgumentException(
-          SUBSCRIBE_WINDOW_BYTES
-              + " must be at least "
-              + MIN_SUBSCRIBE_WINDOW_BYTES
-              + ", got "
-              + b.subscribeWindowBytes);
-    }
-    this.subscribeWindowBytes = b.subscribeWindowBytes;
+    this.requestTimeout = ClientConfigDef.REQUEST_TIMEOUT.validate(b.requestTimeout);
+    this.deliveryTimeout = ClientConfigDef.DELIVERY_TIMEOUT.validate(b.deliveryTimeout);
+    this.readTimeout = ClientConfigDef.READ_TIMEOUT.validate(b.readTimeout);
+    this.atomicBrokerColor = ClientConfigDef.ATOMIC_BROKER_COLOR.validate(b.atomicBrokerColor);
+    this.connectTimeout = ClientConfigDef.CONNECT_TIMEOUT.validate(b.connectTimeout);
+    this.subscribeWindowBytes = ClientConfigDef.SUBSCRIBE_WINDOW.validate(b.subscribeWindowBytes);
     this.subscribeLivenessTimeout =
-        positive(SUBSCRIBE_LIVENESS_TIMEOUT_MS, b.subscribeLivenessTimeout);
+        ClientConfigDef.SUBSCRIBE_LIVENESS_TIMEOUT.validate(b.subscribeLivenessTimeout);
     if (deliveryTimeout.compareTo(requestTimeout) < 0) {
-      throw new IllegalArgumentException(
-          DELIVERY_TIMEOUT_MS + " must be at least " + REQUEST_TIMEOUT_MS);
+      throw ConfigException.of(
+          DELIVERY_TIMEOUT_MS,
+          deliveryTimeout.toMillis(),
+          DELIVERY_TIMEOUT_MS
+              + " must be at least "
+              + REQUEST_TIMEOUT_MS
+              + " ("
+              + requestTimeout.toMillis()
+              + "), got "
+              + deliveryTimeout.toMillis());
     }
-  }
-
-  private static Duration positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(key + " must be > 0, got " + value);
-    }
-    return value;
   }
 
   /** Splits {@code host:port}, failing with a message naming the bad value. */
   public static String[] parseHostPort(String server) {
+    String problem = hostPortProblem(server);
+    if (problem != null) {
+      throw new IllegalArgumentException(BOOTSTRAP_SERVERS + ": " + problem);
+    }
+    int colon = server.lastIndexOf(':');
+    return new String[] {server.substring(0, colon), server.substring(colon + 1)};
+  }
+
+  /** Null when {@code server} is {@code host:port} with a valid port, else what is wrong. */
+  private static String hostPortProblem(String server) {
     int colon = server.lastIndexOf(':');
     if (colon <= 0 || colon == server.length() - 1) {
-      throw new IllegalArgumentException(BOOTSTRAP_SERVERS + ": '" + server + "' is not host:port");
+      return "'" + server + "' is not host:port";
     }
     try {
       int port = Integer.parseInt(server.substring(colon + 1));
-      if (port <= 0 || port > 65535) {
-        throw new NumberFormatException();
+      if (port > 0 && port <= 65535) {
+        return null;
       }
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          BOOTSTRAP_SERVERS + ": '" + server + "' has an invalid port");
+      // reported below
     }
-    return new String[] {server.substring(0, colon), server.substring(colon + 1)};
+    return "'" + server + "' has an invalid port";
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Reads Kafka-style properties; unknown keys are an error (a typo must not pass silently). */
+  /**
+   * Reads Kafka-style properties; unknown keys are an error (a typo must not pass silently).
+   *
+   * @throws io.flexlog.core.config.ConfigException naming the key at fault as written
+   */
   public static FlexLogConfig fromProperties(Properties properties) {
-    Builder b = builder();
+    Map<String, String> raw = new HashMap<>();
     for (String key : properties.stringPropertyNames()) {
-      String value = properties.getProperty(key).trim();
-      switch (key) {
-        case BOOTSTRAP_SERVERS -> b.bootstrapServers(value);
-        case REQUEST_TIMEOUT_MS -> b.requestTimeout(Duration.ofMillis(parseLong(key, value)));
-        case DELIVERY_TIMEOUT_MS -> b.deliveryTimeout(Duration.ofMillis(parseLong(key, value)));
-        case READ_TIMEOUT_MS -> b.readTimeout(Duration.ofMillis(parseLong(key, value)));
-        case CONNECT_TIMEOUT_MS -> b.connectTimeout(Duration.ofMillis(parseLong(key, value)));
-        case SUBSCRIBE_WINDOW_BYTES -> b.subscribeWindowBytes(parseBytes(key, value));
-        case SUBSCRIBE_LIVENESS_TIMEOUT_MS ->
-            b.subscribeLivenessTimeout(Duration.ofMillis(parseLong(key, value)));
-        case ATOMIC_BROKER_COLOR -> b.atomicBrokerColor(value);
-        default -> throw new IllegalArgumentException("unknown client config key '" + key + "'");
-      }
+      raw.put(key, properties.getProperty(key).trim());
     }
+    ConfigValues values = ClientConfigDef.DEF.parse(raw);
+    Builder b = builder();
+    b.servers(values.get(ClientConfigDef.BOOTSTRAP_SERVERS));
+    b.requestTimeout(values.get(ClientConfigDef.REQUEST_TIMEOUT));
+    b.deliveryTimeout(values.get(ClientConfigDef.DELIVERY_TIMEOUT));
+    b.readTimeout(values.get(ClientConfigDef.READ_TIMEOUT));
+    b.connectTimeout(values.get(ClientConfigDef.CONNECT_TIMEOUT));
+    b.subscribeWindowBytes(values.get(ClientConfigDef.SUBSCRIBE_WINDOW));
+    b.subscribeLivenessTimeout(values.get(ClientConfigDef.SUBSCRIBE_LIVENESS_TIMEOUT));
+    b.atomicBrokerColor(values.get(ClientConfigDef.ATOMIC_BROKER_COLOR));
     return b.build();
-  }
-
-  private static long parseLong(String key, String value) {
-    try {
-      return Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a number of milliseconds, got " + value);
-    }
-  }
-
-  private static long parseBytes(String key, String value) {
-    try {
-      return Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a number of bytes, got " + value);
-    }
   }
 
   public List<String> bootstrapServers() {
@@ -197,22 +170,30 @@ public final class FlexLogConfig {
 
   /** Builds a {@link FlexLogConfig}; unset values keep their defaults. */
   public static final class Builder {
-    private final List<String> bootstrapServers = new ArrayList<>(List.of("127.0.0.1:7070"));
-    private Duration requestTimeout = Duration.ofSeconds(2);
-    private Duration deliveryTimeout = Duration.ofSeconds(30);
-    private Duration readTimeout = Duration.ofSeconds(5);
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private long subscribeWindowBytes = 1 << 20;
-    private Duration subscribeLivenessTimeout = Duration.ofSeconds(3);
-    private String atomicBrokerColor = "global";
+    private final List<String> servers = new ArrayList<>();
+    private Duration requestTimeout = ClientConfigDef.REQUEST_TIMEOUT.defaultValue();
+    private Duration deliveryTimeout = ClientConfigDef.DELIVERY_TIMEOUT.defaultValue();
+    private Duration readTimeout = ClientConfigDef.READ_TIMEOUT.defaultValue();
+    private Duration connectTimeout = ClientConfigDef.CONNECT_TIMEOUT.defaultValue();
+    private long subscribeWindowBytes = ClientConfigDef.SUBSCRIBE_WINDOW.defaultValue();
+    private Duration subscribeLivenessTimeout =
+        ClientConfigDef.SUBSCRIBE_LIVENESS_TIMEOUT.defaultValue();
+    private String atomicBrokerColor = ClientConfigDef.ATOMIC_BROKER_COLOR.defaultValue();
 
-    private Builder() {}
+    private Builder() {
+      servers(ClientConfigDef.BOOTSTRAP_SERVERS.defaultValue());
+    }
 
+    /** Comma-separated {@code host:port} list; blanks between commas are ignored. */
     public Builder bootstrapServers(String commaSeparated) {
-      bootstrapServers.clear();
-      for (String server : commaSeparated.split(",")) {
+      return servers(List.of(commaSeparated.split(",")));
+    }
+
+    private Builder servers(List<String> list) {
+      servers.clear();
+      for (String server : list) {
         if (!server.isBlank()) {
-          bootstrapServers.add(server.trim().toLowerCase(Locale.ROOT));
+          servers.add(server.trim().toLowerCase(Locale.ROOT));
         }
       }
       return this;

@@ -76,14 +76,7 @@ public final class NodeProcess implements AutoCloseable {
         return new NodeProcess(node, null, controller, admin, null);
       }
       TopologyWatcher watcher =
-          TopologyWatcher.start(
-              adminAddress.get(),
-              settings.nodeId(),
-              topology.version(),
-              next -> {
-                store.write(next);
-                node.updateTopology(next);
-              });
+          watchTopology(adminAddress.get(), settings, topology, store, node::updateTopology);
       return new NodeProcess(node, null, null, null, watcher);
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -109,16 +102,29 @@ public final class NodeProcess implements AutoCloseable {
       return new NodeProcess(null, node, null, null, null);
     }
     TopologyWatcher watcher =
-        TopologyWatcher.start(
-            adminAddress.get(),
-            settings.nodeId(),
-            topology.version(),
-            next -> {
-              // Stored first: a restart must recover the entries of shards the node hosts now.
-              store.write(next);
-              node.updateTopology(next);
-            });
+        watchTopology(adminAddress.get(), settings, topology, store, node::updateTopology);
     return new NodeProcess(null, node, null, null, watcher);
+  }
+
+  /**
+   * Follows the admin service's topology from {@code topology} on: each new version is stored in
+   * the data directory, then applied to the node.
+   */
+  private static TopologyWatcher watchTopology(
+      HostPort admin,
+      NodeSettings settings,
+      Topology topology,
+      MetadataStore store,
+      TopologyWatcher.Applier node) {
+    return TopologyWatcher.start(
+        admin,
+        settings.nodeId(),
+        topology.version(),
+        next -> {
+          // Stored first: a restarted replica must recover the entries of shards it hosts now.
+          store.write(next);
+          node.apply(next);
+        });
   }
 
   private static void requireKind(ClusterFile file, NodeSettings settings, NodeAddress.Kind kind) {

@@ -11,10 +11,10 @@ import io.flexlog.core.protocol.AppendDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * The append role: sends each record to every replica of one shard of its color under the record's
@@ -39,6 +39,7 @@ final class Appends {
   private final long requestTimeoutNs;
   private final long deliveryTimeoutNs;
   private final LongObjectHashMap<PendingAppend> pending = new LongObjectHashMap<>();
+  private final Consumer<PendingAppend> resend = this::send;
   private int roundRobin;
 
   Appends(
@@ -237,16 +238,7 @@ final class Appends {
 
   /** Re-sends attempts past their request timeout; fails appends past their delivery deadline. */
   void onTick(long nowNs) {
-    List<PendingAppend> expired = null;
-    for (Iterator<PendingAppend> it = pending.values().iterator(); it.hasNext(); ) {
-      PendingAppend append = it.next();
-      if (nowNs - append.deliveryDeadlineNs > 0) {
-        expired = expired == null ? new ArrayList<>() : expired;
-        expired.add(append);
-      } else if (nowNs - append.attemptDeadlineNs > 0) {
-        send(append);
-      }
-    }
+    List<PendingAppend> expired = InFlight.resendOrExpire(pending.values(), nowNs, resend);
     if (expired != null) {
       for (PendingAppend append : expired) {
         fail(

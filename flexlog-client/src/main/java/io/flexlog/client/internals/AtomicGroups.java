@@ -15,12 +15,12 @@ import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.LongObjectHashMap;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +57,8 @@ final class AtomicGroups {
 
   /** Groups by every request id they use: a committing group is listed once per replica. */
   private final LongObjectHashMap<PendingGroup> groups = new LongObjectHashMap<>();
+
+  private final Consumer<PendingGroup> resend = this::send;
 
   private long nextId = RequestIds.ATOMIC_BASE;
   private int roundRobin;
@@ -345,15 +347,7 @@ final class AtomicGroups {
     if (groups.isEmpty()) {
       return;
     }
-    List<PendingGroup> expired = null;
-    for (PendingGroup group : distinctGroups()) {
-      if (nowNs - group.deliveryDeadlineNs > 0) {
-        expired = expired == null ? new ArrayList<>() : expired;
-        expired.add(group);
-      } else if (nowNs - group.attemptDeadlineNs > 0) {
-        send(group);
-      }
-    }
+    List<PendingGroup> expired = InFlight.resendOrExpire(distinctGroups(), nowNs, resend);
     if (expired != null) {
       for (PendingGroup group : expired) {
         fail(group, timeout(group, deliveryTimeoutNs / 1_000_000 + " ms"));

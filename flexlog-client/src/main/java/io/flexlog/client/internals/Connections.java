@@ -3,6 +3,10 @@ package io.flexlog.client.internals;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.ClientBootstrap;
+import io.flexlog.core.net.QueuedConnection;
+import io.flexlog.core.net.Transport;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -17,7 +21,7 @@ import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
- * The Netty edge of {@link Outbound}: one {@link NodeConnection} per node, made on first use from
+ * The Netty edge of {@link Outbound}: one {@link QueuedConnection} per node, made on first use from
  * the current topology. Connections written to during a loop turn are flushed once, by a task at
  * the end of the turn (natural batching), or earlier by {@link #flush()}.
  *
@@ -25,13 +29,14 @@ import java.util.function.Supplier;
  */
 final class Connections implements Outbound {
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+  private static final int CONNECT_TIMEOUT_MS = 3000;
 
   private final EventLoop loop;
   private final Supplier<Topology> topology;
-  private final Supplier<ChannelHandler> handler;
+  private final Bootstrap bootstrap;
   private final IntConsumer onLost;
-  private final Map<Integer, NodeConnection> connections = new HashMap<>();
-  private final List<NodeConnection> dirty = new ArrayList<>();
+  private final Map<Integer, QueuedConnection> connections = new HashMap<>();
+  private final List<QueuedConnection> dirty = new ArrayList<>();
   private final Runnable flushTask = this::flush;
   private boolean flushScheduled;
 
@@ -46,7 +51,8 @@ final class Connections implements Outbound {
       IntConsumer onLost) {
     this.loop = loop;
     this.topology = topology;
-    this.handler = handler;
+    this.bootstrap =
+        ClientBootstrap.framed(loop, CONNECT_TIMEOUT_MS, Transport.MAX_FRAME_BYTES, handler);
     this.onLost = onLost;
   }
 
@@ -57,7 +63,7 @@ final class Connections implements Outbound {
 
   @Override
   public void send(int nodeId, ByteBuf frame) {
-    NodeConnection connection = connection(nodeId);
+    QueuedConnection connection = connection(nodeId);
     connection.write(frame);
     if (!dirty.contains(connection)) {
       dirty.add(connection);
@@ -71,7 +77,7 @@ final class Connections implements Outbound {
   @Override
   public void flush() {
     flushScheduled = false;
-    for (NodeConnection connection : dirty) {
+    for (QueuedConnection connection : dirty) {
       connection.flush();
     }
     dirty.clear();
@@ -88,11 +94,11 @@ final class Connections implements Outbound {
 
   /** Closes connections to nodes that moved or left; new ones are made on next use. */
   void retain(Topology fresh) {
-    for (Iterator<Map.Entry<Integer, NodeConnection>> it = connections.entrySet().iterator();
+    for (Iterator<Map.Entry<Integer, QueuedConnection>> it = connections.entrySet().iterator();
         it.hasNext(); ) {
-      Map.Entry<Integer, NodeConnection> entry = it.next();
+      Map.Entry<Integer, QueuedConnection> entry = it.next();
       NodeAddress now = fresh.nodes().get(entry.getKey());
-      if (now == null || !now.equals(entry.getValue().node)) {
+      if (now == null || !now.equals(entry.getValue().node())) {
         entry.getValue().close();
         it.remove();
         dirty.remove(entry.getValue());
@@ -101,15 +107,14 @@ final class Connections implements Outbound {
   }
 
   void closeAll() {
-    connections.values().forEach(NodeConnection::close);
+    connections.values().forEach(QueuedConnection::close);
   }
 
-  private NodeConnection connection(int nodeId) {
-    NodeConnection connection = connections.get(nodeId);
+  private QueuedConnection connection(int nodeId) {
+    QueuedConnection connection = connections.get(nodeId);
     if (connection == null) {
       connection =
-          new NodeConnection(
-              topology.get().node(nodeId), loop, handler, () -> onLost.accept(nodeId));
+          new QueuedConnection(topology.get().node(nodeId), bootstrap, () -> onLost.accept(nodeId));
       connections.put(nodeId, connection);
     }
     return connection;

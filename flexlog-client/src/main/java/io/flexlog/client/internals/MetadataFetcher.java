@@ -3,9 +3,9 @@ package io.flexlog.client.internals;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.ErrorDescriptor;
-import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor;
@@ -15,10 +15,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -55,21 +52,11 @@ final class MetadataFetcher {
     String[] hostPort = FlexLogConfig.parseHostPort(server);
     CompletableFuture<Metadata> result = new CompletableFuture<>();
     Bootstrap bootstrap =
-        new Bootstrap()
-            .group(group)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(
-                ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)))
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Handler(result));
-                  }
-                });
+        ClientBootstrap.framed(
+            group,
+            (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)),
+            Transport.MAX_FRAME_BYTES,
+            () -> new Handler(result));
     Channel channel = null;
     try {
       channel = bootstrap.connect(hostPort[0], Integer.parseInt(hostPort[1])).sync().channel();

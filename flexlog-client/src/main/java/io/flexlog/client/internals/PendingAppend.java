@@ -8,17 +8,15 @@ import java.util.concurrent.CompletableFuture;
  * One append in flight: its token, target shard, the acks so far and its deadlines. The color is
  * resolved on the loop ({@link #colorId} is -1 until then).
  */
-final class PendingAppend {
+final class PendingAppend extends InFlight {
   final long sequence;
   final String colorName;
   final boolean hasKey;
   final int keyHash;
   final ByteBuf payload;
   final CompletableFuture<Long> future;
-  final long deliveryDeadlineNs;
   int colorId = -1;
   Shard shard;
-  long attemptDeadlineNs;
   long sn;
   int ackedMask;
   int attempts;
@@ -34,13 +32,13 @@ final class PendingAppend {
       ByteBuf payload,
       CompletableFuture<Long> future,
       long deliveryDeadlineNs) {
+    super(deliveryDeadlineNs);
     this.sequence = sequence;
     this.colorName = colorName;
     this.hasKey = hasKey;
     this.keyHash = keyHash;
     this.payload = payload;
     this.future = future;
-    this.deliveryDeadlineNs = deliveryDeadlineNs;
   }
 
   boolean allAcked() {

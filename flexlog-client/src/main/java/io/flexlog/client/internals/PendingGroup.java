@@ -15,14 +15,13 @@ import java.util.concurrent.CompletableFuture;
  * One atomic append in flight (DESIGN §3.7): its members, which replicas of the broker shard
  * acknowledged each, and whether the group was committed. Loop-confined after construction.
  */
-final class PendingGroup {
+final class PendingGroup extends InFlight {
   final long groupHigh;
   final long groupLow;
   final List<String> colorNames;
   final int[] memberColor;
   final ByteBuf[] payloads;
   final CompletableFuture<Map<String, long[]>> future;
-  final long deliveryDeadlineNs;
 
   long requestId;
   Shard broker;
@@ -42,7 +41,6 @@ final class PendingGroup {
   int abortedMask;
 
   int unknownMask;
-  long attemptDeadlineNs;
   int attempts;
 
   PendingGroup(
@@ -53,13 +51,13 @@ final class PendingGroup {
       ByteBuf[] payloads,
       CompletableFuture<Map<String, long[]>> future,
       long deliveryDeadlineNs) {
+    super(deliveryDeadlineNs);
     this.groupHigh = groupHigh;
     this.groupLow = groupLow;
     this.colorNames = colorNames;
     this.memberColor = memberColor;
     this.payloads = payloads;
     this.future = future;
-    this.deliveryDeadlineNs = deliveryDeadlineNs;
   }
 
   /**

@@ -4,6 +4,8 @@ import io.flexlog.core.model.Shard;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.UnsubscribeDescriptor;
+import io.flexlog.core.util.Backoff;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -20,6 +22,9 @@ import java.util.List;
 final class ShardStream {
   static final long MIN_BACKOFF_NS = 50_000_000L;
   static final long MAX_BACKOFF_NS = 2_000_000_000L;
+  // Only its stateless delayNs(attempt) is used, so one instance serves every stream.
+  private static final Backoff BACKOFF =
+      new Backoff(Duration.ofNanos(MIN_BACKOFF_NS), Duration.ofNanos(MAX_BACKOFF_NS), 2.0);
 
   enum State {
     /** Not subscribed; opens at {@link #retryAtNs}. */
@@ -145,9 +150,13 @@ final class ShardStream {
     if (failures <= replicas.size()) {
       retryAtNs = now;
     } else {
-      int doublings = Math.min(failures - replicas.size() - 1, 10);
-      retryAtNs = now + Math.min(MAX_BACKOFF_NS, MIN_BACKOFF_NS << doublings);
+      retryAtNs = now + backoffNs(failures - replicas.size() - 1);
     }
+  }
+
+  /** The delay before retry {@code attempt} (0 for the first) once every replica failed. */
+  static long backoffNs(int attempt) {
+    return BACKOFF.delayNs(attempt);
   }
 
   /** Stops streaming until {@link #fail} or {@link #close} decides what next. */

@@ -23,14 +23,14 @@
  *       time only from an injected {@code NanoClock} and delay work only through {@code
  *       ClientLoop}, so the unit tests drive them with a recording outbound, a manual clock and a
  *       manual loop, exactly as the running client does with sockets.
- *   <li>Inbound: {@code NodeConnection} decodes frames, {@code InboundHandler} hands each to the
+ *   <li>Inbound: each node's connection decodes frames, {@code InboundHandler} hands each to the
  *       {@code InboundDispatcher}, which picks the role by frame type, and an ERROR by the range of
  *       its request id ({@code RequestIds}: appends use their token sequence, then atomic groups,
  *       subscriptions, trims and reads each count up from their own base).
- *   <li>The Netty edge is {@code Connections} (the {@code Outbound} over one {@code NodeConnection}
- *       per node), {@code NodeConnection}, {@code InboundHandler} and {@code MetadataFetcher} (a
- *       blocking topology fetch from the bootstrap servers). Only these and the conductor import
- *       {@code io.netty.channel}.
+ *   <li>The Netty edge is {@code Connections} (the {@code Outbound} over one core {@code
+ *       QueuedConnection} per node), {@code InboundHandler} and {@code MetadataFetcher} (a blocking
+ *       topology fetch from the bootstrap servers). Only these and the conductor import {@code
+ *       io.netty.channel}.
  * </ul>
  *
  * <h2>Threading</h2>

@@ -418,6 +418,16 @@ class ClientSubscriptionTest {
   }
 
   @Test
+  void shouldDoubleTheBackoffFrom50MsUpTo2Seconds() {
+    long[] expectedMs = {50, 100, 200, 400, 800, 1600, 2000, 2000};
+    for (int attempt = 0; attempt < expectedMs.length; attempt++) {
+      assertThat(ShardStream.backoffNs(attempt)).isEqualTo(expectedMs[attempt] * 1_000_000L);
+    }
+    assertThat(ShardStream.backoffNs(10)).isEqualTo(ShardStream.MAX_BACKOFF_NS);
+    assertThat(ShardStream.backoffNs(1000)).isEqualTo(ShardStream.MAX_BACKOFF_NS);
+  }
+
+  @Test
   void shouldMoveOnWhenAReplicaNeverAnswersAndTellItToStop() {
     ClientSubscription subscription = subscription(0);
     Sent a = openFor(ctx.take(), A);

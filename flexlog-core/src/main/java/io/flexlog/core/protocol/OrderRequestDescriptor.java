@@ -27,14 +27,14 @@ public final class OrderRequestDescriptor {
   public static final int REPLICA_OFFSET = 8;
   public static final int COUNT_OFFSET = 12;
   public static final int TOKENS_OFFSET = 16;
-  public static final int TOKEN_LENGTH = 16;
+  public static final int TOKEN_LENGTH = CountedArrays.TOKEN_LENGTH;
 
   private OrderRequestDescriptor() {}
 
   /** Writes the header; the caller then writes {@code count} tokens with {@link #writeToken}. */
   public static ByteBuf encodeHeader(
       ByteBufAllocator alloc, int colorId, int shardId, int replicaNodeId, int count) {
-    int bodyLength = TOKENS_OFFSET + count * TOKEN_LENGTH;
+    int bodyLength = CountedArrays.bodyLength(COUNT_OFFSET, count, TOKEN_LENGTH);
     ByteBuf buf = FrameDescriptor.allocate(alloc, MessageType.ORDER_REQUEST, 0L, bodyLength);
     buf.writeInt(colorId);
     buf.writeInt(shardId);
@@ -44,13 +44,11 @@ public final class OrderRequestDescriptor {
   }
 
   public static void writeToken(ByteBuf buf, long session, long sequence) {
-    buf.writeLong(session);
-    buf.writeLong(sequence);
+    CountedArrays.writeToken(buf, session, sequence);
   }
 
   public static void validate(ByteBuf frame) {
-    Bodies.requireAtLeast(frame, "ORDER_REQUEST", TOKENS_OFFSET);
-    Bodies.requireCount(frame, "ORDER_REQUEST", COUNT_OFFSET, TOKENS_OFFSET, TOKEN_LENGTH);
+    CountedArrays.validate(frame, "ORDER_REQUEST", COUNT_OFFSET, TOKEN_LENGTH);
   }
 
   public static int colorId(ByteBuf frame) {
@@ -66,14 +64,14 @@ public final class OrderRequestDescriptor {
   }
 
   public static int count(ByteBuf frame) {
-    return frame.getInt(FrameDescriptor.body(frame) + COUNT_OFFSET);
+    return CountedArrays.count(frame, COUNT_OFFSET);
   }
 
   public static long tokenSession(ByteBuf frame, int index) {
-    return frame.getLong(FrameDescriptor.body(frame) + TOKENS_OFFSET + index * TOKEN_LENGTH);
+    return CountedArrays.tokenSession(frame, COUNT_OFFSET, index);
   }
 
   public static long tokenSequence(ByteBuf frame, int index) {
-    return frame.getLong(FrameDescriptor.body(frame) + TOKENS_OFFSET + index * TOKEN_LENGTH + 8);
+    return CountedArrays.tokenSequence(frame, COUNT_OFFSET, index);
   }
 }

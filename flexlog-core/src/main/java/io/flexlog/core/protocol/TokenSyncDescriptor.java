@@ -31,7 +31,7 @@ public final class TokenSyncDescriptor {
   public static final int INCARNATION_OFFSET = 12;
   public static final int COUNT_OFFSET = 16;
   public static final int TOKENS_OFFSET = 20;
-  public static final int TOKEN_LENGTH = 16;
+  public static final int TOKEN_LENGTH = CountedArrays.TOKEN_LENGTH;
 
   /** The most tokens one request carries (256 KiB of tokens); more go in several requests. */
   public static final int MAX_TOKENS = 16 * 1024;
@@ -49,7 +49,10 @@ public final class TokenSyncDescriptor {
       int count) {
     ByteBuf buf =
         FrameDescriptor.allocate(
-            alloc, MessageType.TOKEN_SYNC, requestId, TOKENS_OFFSET + count * TOKEN_LENGTH);
+            alloc,
+            MessageType.TOKEN_SYNC,
+            requestId,
+            CountedArrays.bodyLength(COUNT_OFFSET, count, TOKEN_LENGTH));
     buf.writeInt(shardId);
     buf.writeInt(replicaNodeId);
     buf.writeInt(sequencerNodeId);
@@ -59,13 +62,11 @@ public final class TokenSyncDescriptor {
   }
 
   public static void writeToken(ByteBuf buf, long session, long sequence) {
-    buf.writeLong(session);
-    buf.writeLong(sequence);
+    CountedArrays.writeToken(buf, session, sequence);
   }
 
   public static void validate(ByteBuf frame) {
-    Bodies.requireAtLeast(frame, "TOKEN_SYNC", TOKENS_OFFSET);
-    Bodies.requireCount(frame, "TOKEN_SYNC", COUNT_OFFSET, TOKENS_OFFSET, TOKEN_LENGTH);
+    CountedArrays.validate(frame, "TOKEN_SYNC", COUNT_OFFSET, TOKEN_LENGTH);
   }
 
   public static int shardId(ByteBuf frame) {
@@ -85,14 +86,14 @@ public final class TokenSyncDescriptor {
   }
 
   public static int count(ByteBuf frame) {
-    return frame.getInt(FrameDescriptor.body(frame) + COUNT_OFFSET);
+    return CountedArrays.count(frame, COUNT_OFFSET);
   }
 
   public static long tokenSession(ByteBuf frame, int index) {
-    return frame.getLong(FrameDescriptor.body(frame) + TOKENS_OFFSET + index * TOKEN_LENGTH);
+    return CountedArrays.tokenSession(frame, COUNT_OFFSET, index);
   }
 
   public static long tokenSequence(ByteBuf frame, int index) {
-    return frame.getLong(FrameDescriptor.body(frame) + TOKENS_OFFSET + index * TOKEN_LENGTH + 8);
+    return CountedArrays.tokenSequence(frame, COUNT_OFFSET, index);
   }
 }

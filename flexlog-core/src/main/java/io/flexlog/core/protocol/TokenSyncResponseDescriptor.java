@@ -24,7 +24,7 @@ public final class TokenSyncResponseDescriptor {
   public static final int REPLICA_OFFSET = 4;
   public static final int COUNT_OFFSET = 8;
   public static final int SNS_OFFSET = 12;
-  public static final int SN_LENGTH = 8;
+  public static final int SN_LENGTH = CountedArrays.SN_LENGTH;
 
   private TokenSyncResponseDescriptor() {}
 
@@ -33,7 +33,10 @@ public final class TokenSyncResponseDescriptor {
       ByteBufAllocator alloc, long requestId, int shardId, int replicaNodeId, int count) {
     ByteBuf buf =
         FrameDescriptor.allocate(
-            alloc, MessageType.TOKEN_SYNC_RESPONSE, requestId, SNS_OFFSET + count * SN_LENGTH);
+            alloc,
+            MessageType.TOKEN_SYNC_RESPONSE,
+            requestId,
+            CountedArrays.bodyLength(COUNT_OFFSET, count, SN_LENGTH));
     buf.writeInt(shardId);
     buf.writeInt(replicaNodeId);
     buf.writeInt(count);
@@ -41,8 +44,7 @@ public final class TokenSyncResponseDescriptor {
   }
 
   public static void validate(ByteBuf frame) {
-    Bodies.requireAtLeast(frame, "TOKEN_SYNC_RESPONSE", SNS_OFFSET);
-    Bodies.requireCount(frame, "TOKEN_SYNC_RESPONSE", COUNT_OFFSET, SNS_OFFSET, SN_LENGTH);
+    CountedArrays.validate(frame, "TOKEN_SYNC_RESPONSE", COUNT_OFFSET, SN_LENGTH);
   }
 
   public static int shardId(ByteBuf frame) {
@@ -54,10 +56,10 @@ public final class TokenSyncResponseDescriptor {
   }
 
   public static int count(ByteBuf frame) {
-    return frame.getInt(FrameDescriptor.body(frame) + COUNT_OFFSET);
+    return CountedArrays.count(frame, COUNT_OFFSET);
   }
 
   public static long sn(ByteBuf frame, int index) {
-    return frame.getLong(FrameDescriptor.body(frame) + SNS_OFFSET + index * SN_LENGTH);
+    return CountedArrays.sn(frame, COUNT_OFFSET, index);
   }
 }

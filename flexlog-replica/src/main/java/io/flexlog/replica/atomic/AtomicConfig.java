@@ -4,7 +4,10 @@ import io.flexlog.core.error.InvalidArgumentException;
 import java.time.Duration;
 
 /**
- * Settings of the replica side of atomic appends (see {@link AtomicAppends}), validated once.
+ * Settings of the replica side of atomic appends (see {@link AtomicAppends}), validated once. A
+ * node builds them from its cluster file's {@code atomic-*} keys, checked there first so that an
+ * error names the key the user wrote (see {@code docs/configuration.md}); the dotted names below
+ * are this record's own, used by its checks when it is built in code and in protocol messages.
  *
  * @param resultRetention how long a finished or aborted group is remembered in memory to answer a
  *     late COMMIT_GROUP ({@value #RESULT_RETENTION}); afterwards it gets ATOMIC_OUTCOME_UNKNOWN

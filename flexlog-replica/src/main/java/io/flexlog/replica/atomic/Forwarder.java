@@ -9,6 +9,7 @@ import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.util.Backoff;
 import io.flexlog.replica.replication.ReplicaRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -37,6 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Forwarder {
   private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+  private static final int MAX_DOUBLINGS = 20;
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   private final int nodeId;
@@ -46,7 +48,7 @@ final class Forwarder {
   private final ReplicaRuntime scheduler;
   private final MeterRegistry registry;
   private final Consumer<StagedGroup> onForwarded;
-  private final long retryNs;
+  private final Backoff retryBackoff;
   private final long retryMaxNs;
 
   private final Map<TokenKey, MemberRef> forwarding = new HashMap<>();
@@ -73,7 +75,7 @@ final class Forwarder {
     this.scheduler = scheduler;
     this.registry = registry;
     this.onForwarded = onForwarded;
-    this.retryNs = config.forwardRetry().toNanos();
+    this.retryBackoff = new Backoff(config.forwardRetry(), config.forwardRetryMax(), 2.0);
     this.retryMaxNs = config.forwardRetryMax().toNanos();
   }
 
@@ -122,6 +124,15 @@ final class Forwarder {
     }
   }
 
+  /**
+   * The delay after send number {@code attempt} (0 for the first) of a member: the forward retry
+   * doubled per attempt up to the forward retry max, and the max itself from the {@value
+   * #MAX_DOUBLINGS}th attempt on, whatever the ratio of max to first delay.
+   */
+  long retryDelayNs(int attempt) {
+    return attempt >= MAX_DOUBLINGS ? retryMaxNs : retryBackoff.delayNs(attempt);
+  }
+
   private boolean allAcked(StagedGroup group, int index) {
     Optional<Shard> shard = topology.get().shard(group.targetShard[index]);
     return shard.isPresent()
@@ -150,9 +161,7 @@ final class Forwarder {
           "target shard " + targetShard + " of color id " + targetColor + " is gone");
       return;
     }
-    int attempt = group.forwardAttempts[index]++;
-    long delay = attempt >= 20 ? retryMaxNs : Math.min(retryMaxNs, retryNs << attempt);
-    group.nextSendNs[index] = now + delay;
+    group.nextSendNs[index] = now + retryDelayNs(group.forwardAttempts[index]++);
     List<Integer> replicas = current.shard(targetShard).orElseThrow().replicaNodeIds();
     ByteBuf payload = log.memberBody(group.memberAddress[index]);
     for (int r = 0; r < replicas.size(); r++) {

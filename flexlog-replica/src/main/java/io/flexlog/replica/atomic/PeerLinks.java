@@ -1,22 +1,16 @@
 package io.flexlog.replica.atomic;
 
-import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.ConnectionErrors;
+import io.flexlog.core.net.QueuedConnection;
 import io.flexlog.core.net.Transport;
-import io.flexlog.core.protocol.FrameDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -35,31 +29,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerLinks implements ForwardTransport {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLinks.class);
-  private static final int MAX_QUEUED = 4096;
+  private static final int CONNECT_TIMEOUT_MS = 3000;
 
   private final Supplier<Topology> topology;
   private final Bootstrap bootstrap;
-  private final Int2ObjectHashMap<Link> links = new Int2ObjectHashMap<>();
-  private final List<Link> dirty = new ArrayList<>();
+  private final Int2ObjectHashMap<QueuedConnection> links = new Int2ObjectHashMap<>();
+  private final List<QueuedConnection> dirty = new ArrayList<>();
   private Consumer<ByteBuf> sink = frame -> {};
   private boolean closed;
 
   public PeerLinks(EventLoop loop, Supplier<Topology> topology) {
     this.topology = topology;
     this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Inbound());
-                  }
-                });
+        ClientBootstrap.framed(loop, CONNECT_TIMEOUT_MS, Transport.MAX_FRAME_BYTES, Inbound::new);
   }
 
   /** Where frames from peers go; the sink does not own them. */
@@ -73,9 +55,9 @@ public final class PeerLinks implements ForwardTransport {
       ReferenceCountUtil.release(frame);
       return;
     }
-    Link link = links.get(nodeId);
+    QueuedConnection link = links.get(nodeId);
     if (link == null) {
-      link = new Link(topology.get().node(nodeId));
+      link = new QueuedConnection(topology.get().node(nodeId), bootstrap, () -> {});
       links.put(nodeId, link);
     }
     link.write(frame);
@@ -94,78 +76,8 @@ public final class PeerLinks implements ForwardTransport {
 
   public void close() {
     closed = true;
-    links.values().forEach(Link::close);
+    links.values().forEach(QueuedConnection::close);
     links.clear();
-  }
-
-  /** One connection to one replica node. */
-  private final class Link {
-    final NodeAddress node;
-    final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
-    Channel channel;
-    boolean connecting;
-
-    Link(NodeAddress node) {
-      this.node = node;
-    }
-
-    void write(ByteBuf frame) {
-      if (channel != null && channel.isActive()) {
-        channel.write(frame, channel.voidPromise());
-        return;
-      }
-      if (queued.size() >= MAX_QUEUED) {
-        ReferenceCountUtil.release(frame);
-        return;
-      }
-      queued.add(frame);
-      connect();
-    }
-
-    void connect() {
-      if (connecting) {
-        return;
-      }
-      connecting = true;
-      bootstrap
-          .connect(node.host(), node.port())
-          .addListener(
-              f -> {
-                connecting = false;
-                if (f.isSuccess() && !closed) {
-                  channel = ((ChannelFuture) f).channel();
-                  while (!queued.isEmpty()) {
-                    channel.write(queued.poll(), channel.voidPromise());
-                  }
-                  channel.flush();
-                } else {
-                  if (f.isSuccess()) {
-                    ((ChannelFuture) f).channel().close();
-                  }
-                  LOG.debug("cannot reach replica node {}: {}", node.id(), f.cause());
-                  drop();
-                }
-              });
-    }
-
-    void flush() {
-      if (channel != null && channel.isActive()) {
-        channel.flush();
-      }
-    }
-
-    void drop() {
-      while (!queued.isEmpty()) {
-        ReferenceCountUtil.release(queued.poll());
-      }
-    }
-
-    void close() {
-      drop();
-      if (channel != null) {
-        channel.close();
-      }
-    }
   }
 
   private final class Inbound extends ChannelInboundHandlerAdapter {

@@ -13,7 +13,6 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
-import io.flexlog.replica.storage.tier.TieredLogStorage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -98,9 +97,7 @@ public final class ReplicaNode implements AutoCloseable {
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
     this.clients = new DefaultChannelGroup("replica-" + config.nodeId() + "-clients", loop);
-    if (storage instanceof TieredLogStorage tiered) {
-      tiered.wakeOwnerWith(loop); // finished SSD segments are applied on this loop
-    }
+    storage.wakeOwnerWith(loop); // e.g. finished SSD segments are applied on this loop
     this.engine =
         new ReplicationEngine(
             config.nodeId(),

@@ -2,14 +2,15 @@ package io.flexlog.replica.node;
 
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.ConnectionErrors;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.ErrorDescriptor;
-import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.core.util.Backoff;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -17,10 +18,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SequencerLink {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerLink.class);
+  private static final int CONNECT_TIMEOUT_MS = 2000;
   private static final long MIN_BACKOFF_MS = 50;
   private static final long MAX_BACKOFF_MS = 1000;
   static final long REHELLO_DELAY_MS = 50;
@@ -56,11 +55,11 @@ final class SequencerLink {
   private final EventLoop loop;
   private final Bootstrap bootstrap;
   private Channel channel;
-  private long backoffMs = MIN_BACKOFF_MS;
+  private final Backoff reconnectBackoff = Backoff.doublingMs(MIN_BACKOFF_MS, MAX_BACKOFF_MS);
   private boolean closed;
   private boolean everConnected;
   private boolean rehelloScheduled;
-  private long rehelloDelayMs = REHELLO_DELAY_MS;
+  private final Backoff rehelloBackoff = Backoff.doublingMs(REHELLO_DELAY_MS, MAX_BACKOFF_MS);
 
   SequencerLink(
       int replicaNodeId,
@@ -74,19 +73,7 @@ final class SequencerLink {
     this.adapter = adapter;
     this.loop = loop;
     this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(Transport.MAX_FRAME_BYTES), new Handler());
-                  }
-                });
+        ClientBootstrap.framed(loop, CONNECT_TIMEOUT_MS, Transport.MAX_FRAME_BYTES, Handler::new);
   }
 
   void connect() {
@@ -111,20 +98,25 @@ final class SequencerLink {
       return;
     }
     shardIds = shards.clone();
-    rehelloDelayMs = REHELLO_DELAY_MS;
+    rehelloBackoff.reset();
     if (isConnected()) {
       channel.writeAndFlush(HelloDescriptor.encode(channel.alloc(), replicaNodeId, shardIds));
     }
   }
 
   // The sequencer does not know one of our shards yet: it has not applied the topology we have.
-  private void scheduleRehello() {
+  private void scheduleRehello(String reason) {
     if (rehelloScheduled || closed) {
       return;
     }
     rehelloScheduled = true;
-    long delayMs = rehelloDelayMs;
-    rehelloDelayMs = Math.min(MAX_BACKOFF_MS, rehelloDelayMs * 2);
+    long delayMs = rehelloBackoff.nextDelayMs();
+    LOG.info(
+        "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again in {} ms",
+        sequencer.id(),
+        replicaNodeId,
+        reason,
+        delayMs);
     loop.schedule(
         () -> {
           rehelloScheduled = false;
@@ -158,8 +150,7 @@ final class SequencerLink {
   }
 
   private void scheduleReconnect() {
-    loop.schedule(this::attempt, backoffMs, TimeUnit.MILLISECONDS);
-    backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    loop.schedule(this::attempt, reconnectBackoff.nextDelayMs(), TimeUnit.MILLISECONDS);
   }
 
   void send(OrderRequestBatch batch) {
@@ -192,8 +183,8 @@ final class SequencerLink {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
       channel = ctx.channel();
-      backoffMs = MIN_BACKOFF_MS;
-      rehelloDelayMs = REHELLO_DELAY_MS;
+      reconnectBackoff.reset();
+      rehelloBackoff.reset();
       LOG.info(
           "replica {} {} sequencer {} at {}",
           replicaNodeId,
@@ -239,16 +230,7 @@ final class SequencerLink {
     private void onError(ByteBuf frame) {
       ErrorCode code = ErrorDescriptor.code(frame);
       if (code == ErrorCode.UNKNOWN_SHARD) {
-        if (!rehelloScheduled) {
-          LOG.info(
-              "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again in {}"
-                  + " ms",
-              sequencer.id(),
-              replicaNodeId,
-              ErrorDescriptor.message(frame),
-              rehelloDelayMs);
-        }
-        scheduleRehello();
+        scheduleRehello(ErrorDescriptor.message(frame));
       } else {
         LOG.warn(
             "sequencer {} reports {}: {}", sequencer.id(), code, ErrorDescriptor.message(frame));

@@ -3,7 +3,9 @@ package io.flexlog.replica.replication;
 import java.time.Duration;
 
 /**
- * The limits the replication engine enforces, validated once.
+ * The limits the replication engine enforces, validated once. A node builds them from its cluster
+ * file ({@code max-record-bytes}, {@code read-hold-ms}, {@code subscribe-heartbeat-ms}), checked
+ * there first with the user's key names (see {@code docs/configuration.md}).
  *
  * @param maxRecordBytes the largest payload accepted; larger ones get RECORD_TOO_LARGE
  * @param readHold how long a read that cannot be decided yet is held before answering RETRY

@@ -1,6 +1,7 @@
 package io.flexlog.replica.storage;
 
 import io.netty.buffer.ByteBuf;
+import java.util.concurrent.Executor;
 
 /**
  * The durable log of one replica node: entries of every shard replica the node hosts, in arrival
@@ -86,6 +87,14 @@ public interface LogStorage extends AutoCloseable {
 
   /** Total bytes of log space (persistent memory). */
   long capacityBytes();
+
+  /**
+   * Gives the storage its owner's executor (the owner's event loop), called once by the owner
+   * before the first append. A storage that finishes work on a background thread (the tier's
+   * finished SSD segments) posts the task that applies it there, so the owner need not wait for its
+   * next flush; a storage without background work ignores it, as the default does.
+   */
+  default void wakeOwnerWith(Executor ownerExecutor) {}
 
   /** Which engine this is, for logs and the start-up banner. */
   String engineName();

@@ -139,4 +139,32 @@ class ForwarderTest {
     assertThat(node.client.isActive()).isFalse();
     assertThat(node.replies()).isEmpty();
   }
+
+  @Test
+  void shouldDoubleTheRetryDelayAndUseTheMaximumFromTheTwentiethAttemptOn() {
+    Duration retryMax = Duration.ofHours(1);
+    Forwarder forwarder = delaysOnly(Duration.ofMillis(1), retryMax);
+
+    assertThat(forwarder.retryDelayNs(0)).isEqualTo(1_000_000L);
+    assertThat(forwarder.retryDelayNs(1)).isEqualTo(2_000_000L);
+    assertThat(forwarder.retryDelayNs(19)).isEqualTo(1_000_000L << 19);
+    assertThat(forwarder.retryDelayNs(20)).isEqualTo(retryMax.toNanos());
+    assertThat(forwarder.retryDelayNs(63)).isEqualTo(retryMax.toNanos());
+  }
+
+  @Test
+  void shouldCapTheRetryDelayAtTheMaximumBeforeTheTwentiethAttempt() {
+    Forwarder forwarder = delaysOnly(RETRY, RETRY_MAX);
+
+    assertThat(forwarder.retryDelayNs(2)).isEqualTo(Duration.ofMillis(400).toNanos());
+    assertThat(forwarder.retryDelayNs(3)).isEqualTo(RETRY_MAX.toNanos());
+    assertThat(forwarder.retryDelayNs(19)).isEqualTo(RETRY_MAX.toNanos());
+  }
+
+  /** A forwarder that can only compute retry delays: it has no log, transport or topology. */
+  private static Forwarder delaysOnly(Duration retry, Duration retryMax) {
+    AtomicConfig config =
+        new AtomicConfig(Duration.ofMinutes(1), 100, Duration.ofMinutes(1), retry, retryMax);
+    return new Forwarder(1, null, null, null, null, config, null, group -> {});
+  }
 }

@@ -96,17 +96,14 @@ final class DevCommand implements Callable<Integer> {
     long pm = DataSize.parse("--pm-bytes", pmBytes);
     long cache = DataSize.parse("--cache-bytes", cacheBytes);
     MetricsEndpoint metrics = new MetricsEndpoint(DevCluster.HOST, metricsPort);
-    DevCluster cluster;
-    try {
-      cluster =
-          DevCluster.start(
-              new DevCluster.Options(data, port, engine, mode, pm, cache, layout, admin),
-              metrics.registry(),
-              System.out);
-    } catch (Exception e) {
-      metrics.close();
-      throw e;
-    }
+    DevCluster cluster =
+        NodeRunner.startOrClose(
+            metrics,
+            registry ->
+                DevCluster.start(
+                    new DevCluster.Options(data, port, engine, mode, pm, cache, layout, admin),
+                    registry,
+                    System.out));
     Topology topology = cluster.topology();
     System.out.print(TopologyReport.describe(topology));
     System.out.println(
@@ -127,12 +124,7 @@ final class DevCommand implements Callable<Integer> {
             + (metrics.port() > 0 ? " metrics=http://127.0.0.1:" + metrics.port() + "/metrics" : "")
             + " (Ctrl-C to stop)");
     System.out.flush();
-    NodeRunner.runUntilStopped(
-        () -> {
-          cluster.close();
-          metrics.close();
-        },
-        "FlexLog dev cluster stopped");
+    NodeRunner.runUntilStopped(cluster, metrics, "FlexLog dev cluster stopped");
     return 0;
   }
 }

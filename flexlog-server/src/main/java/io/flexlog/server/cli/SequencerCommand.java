@@ -2,9 +2,6 @@ package io.flexlog.server.cli;
 
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.server.NodeProcess;
-import io.flexlog.server.config.ClusterFile;
-import io.flexlog.server.config.NodeSettings;
-import io.flexlog.server.metrics.MetricsEndpoint;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,41 +15,16 @@ final class SequencerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ClusterFile file = ClusterFile.load(options.config);
-    NodeSettings settings = file.nodeSettings(options.nodeId, options.data, null, null, null);
-    NodeAddress self = file.topology().node(settings.nodeId());
-    if (self.kind() != NodeAddress.Kind.SEQUENCER) {
-      throw new IllegalArgumentException(
-          "node " + self.id() + " is not a sequencer in " + options.config);
-    }
-    MetricsEndpoint metrics =
-        new MetricsEndpoint(
-            self.host(),
-            options.metricsPort != null ? options.metricsPort : settings.metricsPort());
-    NodeProcess node;
-    try {
-      node = NodeProcess.startSequencer(file, settings, metrics.registry());
-    } catch (Exception e) {
-      metrics.close();
-      throw e;
-    }
-    System.out.println(
-        "FlexLog sequencer "
-            + self.id()
-            + " ready on "
-            + self.hostPort()
-            + " epoch="
-            + node.sequencer().epoch()
-            + " topology-version="
-            + node.topologyVersion()
-            + node.adminAddress().map(a -> " admin=" + a).orElse(""));
-    System.out.flush();
-    NodeRunner.runUntilStopped(
-        () -> {
-          node.close();
-          metrics.close();
-        },
-        "FlexLog sequencer " + self.id() + " stopped");
-    return 0;
+    return NodeRunner.runNode(
+        options,
+        NodeAddress.Kind.SEQUENCER,
+        file -> file.nodeSettings(options.nodeId, options.data, null, null, null),
+        (file, settings, registry) -> NodeProcess.startSequencer(file, settings, registry),
+        node ->
+            " epoch="
+                + node.sequencer().epoch()
+                + " topology-version="
+                + node.topologyVersion()
+                + node.adminAddress().map(a -> " admin=" + a).orElse(""));
   }
 }

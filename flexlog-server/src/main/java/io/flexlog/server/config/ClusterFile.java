@@ -1,21 +1,19 @@
 package io.flexlog.server.config;
 
-import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.config.ConfigDef;
+import io.flexlog.core.config.ConfigException;
+import io.flexlog.core.config.ConfigValues;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
-import io.flexlog.replica.atomic.AtomicConfig;
-import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
-import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.server.control.HostPort;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -64,6 +62,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  *   subscribe-heartbeat-ms: 1000          # idle subscriptions repeat their progress this often
  * }</pre>
  *
+ * <p>Every key of {@code node:} and the scalar keys of {@code cluster:} are declared, with their
+ * types, defaults and rules, in {@link ClusterFileDef}; {@code docs/configuration.md} lists them.
+ *
  * <p>{@code admin-port} may be given on the sequencer node that hosts the root color: that node
  * then serves the admin gRPC service (AddColor, topology distribution) on it, and every other node
  * watches it for topology changes. Without it the topology is static.
@@ -71,28 +72,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 public final class ClusterFile {
   private static final Set<String> NODE_ENTRY_KEYS =
       Set.of("id", "kind", "host", "port", "admin-port");
-  private static final Set<String> CLUSTER_KEYS =
-      Set.of("max-record-bytes", "nodes", "colors", "shards");
-  private static final Set<String> NODE_KEYS =
-      Set.of(
-          "id",
-          "data-dir",
-          "engine",
-          "durability",
-          "pm-bytes",
-          "chunk-bytes",
-          "cache-bytes",
-          "pm-high-watermark",
-          "segment-bytes",
-          "segment-dir",
-          "read-hold-ms",
-          "metrics-port",
-          "atomic-result-retention-ms",
-          "atomic-result-retention-count",
-          "atomic-abandon-after-ms",
-          "atomic-forward-retry-ms",
-          "atomic-forward-retry-max-ms",
-          "subscribe-heartbeat-ms");
+
+  /** The lists of {@code cluster:}: the topology. Its scalar keys are in {@link ClusterFileDef}. */
+  private static final List<String> TOPOLOGY_KEYS = List.of("nodes", "colors", "shards");
 
   private final Path source;
   private final Topology topology;
@@ -134,18 +116,15 @@ public final class ClusterFile {
         }
       }
       Map<String, Object> cluster = map(root.get("cluster"), "cluster");
-      checkKeys(cluster, CLUSTER_KEYS, "cluster");
+      Map<String, Object> clusterSettings = new HashMap<>(cluster);
+      clusterSettings.keySet().removeAll(TOPOLOGY_KEYS);
+      ConfigValues settings = ClusterFileDef.CLUSTER.parse(clusterSettings);
       Topology topology = parseTopology(cluster);
       HostPort admin = parseAdmin(cluster, topology);
-      int maxRecordBytes =
-          (int)
-              size(
-                  cluster.get("max-record-bytes"),
-                  "cluster.max-record-bytes",
-                  ReplicaLimits.DEFAULT_MAX_RECORD_BYTES);
+      int maxRecordBytes = settings.get(ClusterFileDef.MAX_RECORD_BYTES).intValue();
       Map<String, Object> node =
           root.containsKey("node") ? map(root.get("node"), "node") : new HashMap<>();
-      checkKeys(node, NODE_KEYS, "node");
+      ClusterFileDef.NODE.checkKnown(node.keySet());
       return new ClusterFile(path, topology, maxRecordBytes, node, admin);
     } catch (IllegalArgumentException | ClassCastException e) {
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
@@ -265,100 +244,67 @@ public final class ClusterFile {
 
   /**
    * The settings of one node: the file's {@code node:} section, then the given overrides (null
-   * values mean "not given").
+   * values mean "not given"), parsed and checked by {@link ClusterFileDef#NODE}.
+   *
+   * @throws io.flexlog.core.config.ConfigException naming the key (or flag) as written
    */
   public NodeSettings nodeSettings(
       Integer nodeId, Path dataDir, String engine, String durability, String pmBytes) {
-    int id = nodeId != null ? nodeId : integer(node.get("id"), "node.id (or --node-id)");
+    ConfigDef def = ClusterFileDef.NODE;
+    ConfigValues values = def.parse(node);
+    int id = nodeId != null ? nodeId : nodeId(values);
     topology.node(id);
     Path dir =
         dataDir != null
             ? dataDir
             : Path.of(
-                string(node.getOrDefault("data-dir", "flexlog-data/node-" + id), "node.data-dir"));
+                values.isSet(ClusterFileDef.DATA_DIR)
+                    ? values.get(ClusterFileDef.DATA_DIR)
+                    : "flexlog-data/node-" + id);
     String eng =
         engine != null
-            ? engine
-            : string(node.getOrDefault("engine", NodeSettings.AUTO), "node.engine");
+            ? def.parse(ClusterFileDef.ENGINE, "--engine", engine)
+            : values.get(ClusterFileDef.ENGINE);
     DurabilityMode mode =
         DurabilityMode.parse(
             durability != null
-                ? durability
-                : string(node.getOrDefault("durability", "process"), "node.durability"));
+                ? def.parse(ClusterFileDef.DURABILITY, "--durability", durability)
+                : values.get(ClusterFileDef.DURABILITY));
     long pm =
         pmBytes != null
-            ? DataSize.parse("--pm-bytes", pmBytes)
-            : size(node.get("pm-bytes"), "node.pm-bytes", NodeSettings.DEFAULT_PM_BYTES);
-    long chunk = size(node.get("chunk-bytes"), "node.chunk-bytes", defaultChunk(pm));
-    long holdMs = integer(node.getOrDefault("read-hold-ms", 1), "node.read-hold-ms");
-    int metricsPort = integer(node.getOrDefault("metrics-port", 0), "node.metrics-port");
-    long cache =
-        size(node.get("cache-bytes"), "node.cache-bytes", TieredStorageConfig.DEFAULT_CACHE_BYTES);
-    double watermark =
-        fraction(
-            node.get("pm-high-watermark"),
-            "node.pm-high-watermark",
-            TieredStorageConfig.DEFAULT_PM_HIGH_WATERMARK);
-    long segment =
-        size(
-            node.get("segment-bytes"),
-            "node.segment-bytes",
-            TieredStorageConfig.DEFAULT_SEGMENT_BYTES);
+            ? def.parse(ClusterFileDef.PM_BYTES, "--pm-bytes", pmBytes)
+            : values.get(ClusterFileDef.PM_BYTES);
+    long chunk =
+        values.isSet(ClusterFileDef.CHUNK_BYTES)
+            ? values.get(ClusterFileDef.CHUNK_BYTES)
+            : defaultChunk(pm);
     Path segmentDir =
-        node.containsKey("segment-dir")
-            ? Path.of(string(node.get("segment-dir"), "node.segment-dir"))
+        values.isSet(ClusterFileDef.SEGMENT_DIR)
+            ? Path.of(values.get(ClusterFileDef.SEGMENT_DIR))
             : null;
-    AtomicConfig defaults = AtomicConfig.defaults();
-    AtomicConfig atomic;
-    try {
-      atomic =
-          new AtomicConfig(
-              Duration.ofMillis(
-                  integer(
-                      node.getOrDefault(
-                          "atomic-result-retention-ms", defaults.resultRetention().toMillis()),
-                      "node.atomic-result-retention-ms")),
-              integer(
-                  node.getOrDefault(
-                      "atomic-result-retention-count", defaults.resultRetentionCount()),
-                  "node.atomic-result-retention-count"),
-              Duration.ofMillis(
-                  integer(
-                      node.getOrDefault(
-                          "atomic-abandon-after-ms", defaults.abandonAfter().toMillis()),
-                      "node.atomic-abandon-after-ms")),
-              Duration.ofMillis(
-                  integer(
-                      node.getOrDefault(
-                          "atomic-forward-retry-ms", defaults.forwardRetry().toMillis()),
-                      "node.atomic-forward-retry-ms")),
-              Duration.ofMillis(
-                  integer(
-                      node.getOrDefault(
-                          "atomic-forward-retry-max-ms", defaults.forwardRetryMax().toMillis()),
-                      "node.atomic-forward-retry-max-ms")));
-    } catch (InvalidArgumentException e) {
-      throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
-    }
     return new NodeSettings(
         id,
         dir,
-        eng.toLowerCase(Locale.ROOT),
+        eng,
         mode,
         pm,
         chunk,
-        Duration.ofMillis(holdMs),
-        metricsPort,
-        cache,
-        watermark,
+        values.get(ClusterFileDef.READ_HOLD),
+        values.get(ClusterFileDef.METRICS_PORT),
+        values.get(ClusterFileDef.CACHE_BYTES),
+        values.get(ClusterFileDef.PM_HIGH_WATERMARK),
         segmentDir,
-        segment,
-        atomic,
-        Duration.ofMillis(
-            integer(
-                node.getOrDefault(
-                    "subscribe-heartbeat-ms", ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL.toMillis()),
-                "node.subscribe-heartbeat-ms")));
+        values.get(ClusterFileDef.SEGMENT_BYTES),
+        ClusterFileDef.atomic(values),
+        values.get(ClusterFileDef.SUBSCRIBE_HEARTBEAT));
+  }
+
+  private static int nodeId(ConfigValues values) {
+    Integer id = values.get(ClusterFileDef.ID);
+    if (id == null) {
+      throw ConfigException.of(ClusterFileDef.ID.name(), null, "node.id (or --node-id) is missing");
+    }
+    return id;
   }
 
   /**
@@ -418,29 +364,5 @@ public final class ClusterFile {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(where + ": '" + value + "' is not an integer");
     }
-  }
-
-  private static double fraction(Object value, String where, double defaultValue) {
-    if (value == null) {
-      return defaultValue;
-    }
-    if (value instanceof Number n) {
-      return n.doubleValue();
-    }
-    try {
-      return Double.parseDouble(String.valueOf(value).trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(where + ": '" + value + "' is not a number such as 0.75");
-    }
-  }
-
-  private static long size(Object value, String where, long defaultValue) {
-    if (value == null) {
-      return defaultValue;
-    }
-    if (value instanceof Number n) {
-      return n.longValue();
-    }
-    return DataSize.parse(where, String.valueOf(value));
   }
 }

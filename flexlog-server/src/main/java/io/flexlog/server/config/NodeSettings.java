@@ -1,6 +1,7 @@
 package io.flexlog.server.config;
 
-import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.config.ConfigException;
+import io.flexlog.core.config.DataSize;
 import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
@@ -11,7 +12,7 @@ import java.time.Duration;
 
 /**
  * The settings of one node process, from the {@code node:} section of a cluster file and
- * command-line overrides.
+ * command-line overrides. Each component is named by its key in {@link ClusterFileDef}.
  *
  * @param engine {@code auto}, {@code llpl} or {@code mapped}
  * @param pmBytes the replica's log capacity
@@ -25,7 +26,10 @@ import java.time.Duration;
  *     segment-dir})
  * @param segmentBytes the target size of one SSD segment ({@code segment-bytes})
  * @param atomic the replica's settings of atomic appends ({@code atomic-result-retention-ms},
- *     {@code atomic-result-retention-count}, {@code atomic-abandon-after-ms})
+ *     {@code atomic-result-retention-count}, {@code atomic-abandon-after-ms}, {@code
+ *     atomic-forward-retry-ms}, {@code atomic-forward-retry-max-ms})
+ * @param subscribeHeartbeat how often idle subscriptions repeat their progress ({@code
+ *     subscribe-heartbeat-ms})
  */
 public record NodeSettings(
     int nodeId,
@@ -46,24 +50,29 @@ public record NodeSettings(
   public static final long DEFAULT_PM_BYTES = 256L << 20;
   public static final String SEGMENTS_SUBDIR = "segments";
 
+  /**
+   * Checks every value with its key's rule in {@link ClusterFileDef}, naming the key of the cluster
+   * file (values from a file were checked when it was parsed; this covers settings built in code).
+   *
+   * @throws io.flexlog.core.config.ConfigException naming the key, the value and the rule
+   */
   public NodeSettings {
-    if (!AUTO.equals(engine)
-        && !StorageEngines.LLPL.equals(engine)
-        && !StorageEngines.MAPPED.equals(engine)) {
-      throw new IllegalArgumentException(
-          "engine: '" + engine + "' is not one of auto, llpl, mapped");
-    }
+    ClusterFileDef.ENGINE.validate(engine);
     if (pmBytes < chunkBytes) {
-      throw new IllegalArgumentException(
+      throw ConfigException.of(
+          ClusterFileDef.PM_BYTES.name(),
+          pmBytes,
           "pm-bytes ("
               + DataSize.format(pmBytes)
               + ") must be at least one chunk ("
               + DataSize.format(chunkBytes)
               + ")");
     }
-    if (metricsPort < 0 || metricsPort > 65535) {
-      throw new IllegalArgumentException("metrics-port out of range: " + metricsPort);
-    }
+    ClusterFileDef.READ_HOLD.validate(readHold);
+    ClusterFileDef.METRICS_PORT.validate(metricsPort);
+    ClusterFileDef.CACHE_BYTES.validate(cacheBytes);
+    ClusterFileDef.PM_HIGH_WATERMARK.validate(pmHighWatermark);
+    ClusterFileDef.SEGMENT_BYTES.validate(segmentBytes);
     if (segmentDir == null) {
       segmentDir = dataDir.resolve(SEGMENTS_SUBDIR);
     }
@@ -73,24 +82,7 @@ public record NodeSettings(
     if (subscribeHeartbeat == null) {
       subscribeHeartbeat = ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL;
     }
-    if (subscribeHeartbeat.compareTo(ReplicaLimits.MIN_HEARTBEAT_INTERVAL) < 0) {
-      throw new IllegalArgumentException(
-          "subscribe-heartbeat-ms must be at least "
-              + ReplicaLimits.MIN_HEARTBEAT_INTERVAL.toMillis()
-              + ", got "
-              + subscribeHeartbeat.toMillis());
-    }
-    try {
-      new TieredStorageConfig(cacheBytes, pmHighWatermark, segmentDir, segmentBytes);
-    } catch (InvalidArgumentException e) {
-      // The same check, worded with this file's key names.
-      throw new IllegalArgumentException(
-          e.getMessage()
-              .replace(TieredStorageConfig.CACHE_BYTES, "cache-bytes")
-              .replace(TieredStorageConfig.PM_HIGH_WATERMARK, "pm-high-watermark")
-              .replace(TieredStorageConfig.SEGMENT_BYTES, "segment-bytes"),
-          e);
-    }
+    ClusterFileDef.SUBSCRIBE_HEARTBEAT.validate(subscribeHeartbeat);
   }
 
   /** Settings with the defaults of atomic appends and the default subscription heartbeat. */

@@ -64,7 +64,7 @@ class AtomicSettingsTest {
   void shouldNameTheKeyOfABadAtomicSetting() {
     assertThatThrownBy(() -> settings("  atomic-abandon-after-ms: 0\n"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("atomic.abandon-after must be > 0");
+        .hasMessageContaining("atomic-abandon-after-ms must be > 0");
     assertThatThrownBy(() -> settings("  atomic-result-retention-count: many\n"))
         .hasMessageContaining("node.atomic-result-retention-count: 'many' is not an integer");
     assertThatThrownBy(

@@ -124,11 +124,7 @@ public final class RecordCache implements AutoCloseable {
   /** The cached payload length, or -1 when the address is not cached. */
   public int length(long address) {
     long location = index.get(address);
-    if (location == -1L) {
-      return -1;
-    }
-    return blocks[(int) (location >>> 32)].getIntLE(
-        (int) location + CacheRecordDescriptor.LENGTH_OFFSET);
+    return location == -1L ? -1 : payloadLength(location);
   }
 
   /**
@@ -136,16 +132,11 @@ public final class RecordCache implements AutoCloseable {
    * cached. Counts as a use for eviction.
    */
   public ByteBuf view(long address) {
-    long location = index.get(address);
+    long location = use(address);
     if (location == -1L) {
       return null;
     }
-    int slot = (int) (location >>> 32);
-    int at = (int) location;
-    referenced[slot] = true;
-    ByteBuf block = blocks[slot];
-    int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
-    return block.slice(at + CacheRecordDescriptor.PAYLOAD_OFFSET, length).asReadOnly();
+    return block(location).slice(payloadOffset(location), payloadLength(location)).asReadOnly();
   }
 
   /**
@@ -153,16 +144,36 @@ public final class RecordCache implements AutoCloseable {
    * not cached. Counts as a use for eviction.
    */
   public ByteBuf retainedView(long address) {
-    long location = index.get(address);
+    long location = use(address);
     if (location == -1L) {
       return null;
     }
-    int slot = (int) (location >>> 32);
-    int at = (int) location;
-    referenced[slot] = true;
-    ByteBuf block = blocks[slot];
-    int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
-    return block.retainedSlice(at + CacheRecordDescriptor.PAYLOAD_OFFSET, length).asReadOnly();
+    return block(location)
+        .retainedSlice(payloadOffset(location), payloadLength(location))
+        .asReadOnly();
+  }
+
+  // A location is the block's slot in the high 32 bits and the record's offset in the low 32.
+
+  /** The location of a cached address, marked as used for eviction; -1 when not cached. */
+  private long use(long address) {
+    long location = index.get(address);
+    if (location != -1L) {
+      referenced[(int) (location >>> 32)] = true;
+    }
+    return location;
+  }
+
+  private ByteBuf block(long location) {
+    return blocks[(int) (location >>> 32)];
+  }
+
+  private int payloadLength(long location) {
+    return block(location).getIntLE((int) location + CacheRecordDescriptor.LENGTH_OFFSET);
+  }
+
+  private static int payloadOffset(long location) {
+    return (int) location + CacheRecordDescriptor.PAYLOAD_OFFSET;
   }
 
   /** Releases the cache's blocks; views still held elsewhere keep their memory until released. */

@@ -1,5 +1,6 @@
 package io.flexlog.replica.storage.pm;
 
+import io.flexlog.core.util.DurableFiles;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.chunk.ByteBufChunkMemory;
@@ -123,7 +124,7 @@ public final class MappedFileLogStorage extends ChunkedLogStorage {
       MappedByteBuffer trimMapping =
           map(trimFile, TrimTableDescriptor.LENGTH, newTrimTable, "the trim table length");
       if (mode == DurabilityMode.FSYNC && (count > existing || newTrimTable)) {
-        forceDirectory(dir); // new files must survive a machine crash too
+        DurableFiles.syncDirectory(dir); // new files must survive a machine crash too
       }
       return new MappedFileLogStorage(
           mode, mappings, (int) chunkBytes, existing, trimMapping, newTrimTable, trimFile);
@@ -163,12 +164,6 @@ public final class MappedFileLogStorage extends ChunkedLogStorage {
       }
       // The mapping outlives the channel.
       return channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
-    }
-  }
-
-  private static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.flexlog.replica.storage.segment;
 
+import io.flexlog.core.util.DurableFiles;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.TrimPoints;
 import io.flexlog.replica.storage.chunk.ChunkHeaderDescriptor;
@@ -70,7 +71,7 @@ public final class SegmentWriter {
       channel.force(true);
       channel.close();
       channel = null;
-      forceDirectory(dir);
+      DurableFiles.syncDirectory(dir);
       if (entriesEnd > SegmentDescriptor.MAX_FILE_BYTES) {
         throw new StorageException("segment " + file + " would exceed 2 GiB");
       }
@@ -232,12 +233,6 @@ public final class SegmentWriter {
       Files.deleteIfExists(file);
     } catch (IOException e) {
       // The half-written file is also recognised and removed at the next start.
-    }
-  }
-
-  static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
-      directory.force(true);
     }
   }
 }

@@ -266,6 +266,7 @@ public final class TieredLogStorage implements LogStorage {
    * next flush. Call from the owner thread, e.g. when the event loop that will own the storage is
    * created.
    */
+  @Override
   public void wakeOwnerWith(Executor ownerExecutor) {
     this.ownerWakeup = ownerExecutor;
   }

@@ -5,7 +5,10 @@ import io.flexlog.replica.storage.cache.RecordCache;
 import java.nio.file.Path;
 
 /**
- * The settings of the tiered engine ({@link TieredLogStorage}), validated once when created.
+ * The settings of the tiered engine ({@link TieredLogStorage}), validated once when created. A node
+ * builds them from its cluster file ({@code cache-bytes}, {@code pm-high-watermark}, {@code
+ * segment-bytes}, {@code segment-dir}), checked there first with the user's key names (see {@code
+ * docs/configuration.md}); the dotted names below are used when it is built in code.
  *
  * <pre>{@code
  * TieredStorageConfig config =
