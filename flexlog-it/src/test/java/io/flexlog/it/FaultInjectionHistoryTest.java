@@ -54,6 +54,8 @@ class FaultInjectionHistoryTest {
   private static final int LEAF_SEQUENCER = 1;
   private static final int ROOT_SEQUENCER = 0;
   private static final int ROUNDS = 2;
+  // Combined sequencer+replica kills; raise with -Dflexlog.it.combinedKills=N for a longer hunt.
+  private static final int COMBINED_KILLS = Integer.getInteger("flexlog.it.combinedKills", 4);
   // Acknowledged operations between one fault and the next, besides those that show recovery.
   private static final int OPS_BETWEEN_FAULTS = 150;
 
@@ -106,6 +108,40 @@ class FaultInjectionHistoryTest {
   @Test
   @Timeout(240)
   void shouldKeepEveryGuaranteeAcrossSequencerKillsAndCutConnections() throws Exception {
+    List<Subscriber> subscribers = startClusterAndWorkload();
+    for (int round = 0; round < ROUNDS; round++) {
+      killAndRestart(LEAF_SEQUENCER);
+      cutConnections();
+      killAndRestart(ROOT_SEQUENCER);
+      cutConnections();
+    }
+    stopAndCheck(subscribers);
+  }
+
+  /**
+   * Issue 16's scenario: the leaf sequencer and a replica of its shards die together, then restart
+   * (sequencer first) after a second; a different replica each time.
+   */
+  @Test
+  @Timeout(240)
+  void shouldKeepEveryGuaranteeWhenALeafSequencerAndAReplicaAreKilledTogether() throws Exception {
+    List<Subscriber> subscribers = startClusterAndWorkload();
+    for (int round = 0; round < COMBINED_KILLS; round++) {
+      int replica = 2 + round % 3;
+      cluster.killNode(LEAF_SEQUENCER);
+      cluster.killReplica(replica);
+      // The scenario, not a synchronisation: clients keep appending while both are down.
+      Thread.sleep(1_000);
+      cluster.restartNode(LEAF_SEQUENCER);
+      cluster.restartReplica(replica);
+      long restarted = System.nanoTime();
+      faults.add("kill -9 sequencer " + LEAF_SEQUENCER + " with replica " + replica);
+      awaitAppendsSince(restarted, "the restart of sequencer 1 and replica " + replica);
+    }
+    stopAndCheck(subscribers);
+  }
+
+  private List<Subscriber> startClusterAndWorkload() throws Exception {
     cluster = nodeLogs.watch(TestCluster.create(dir, layout()));
     for (int id : List.of(LEAF_SEQUENCER, 2, 3, 4)) {
       FaultyProxy proxy = new FaultyProxy("node-" + id, cluster.port(id));
@@ -129,14 +165,10 @@ class FaultInjectionHistoryTest {
       start("client-" + id, () -> work(id));
     }
     awaitAppendsSince(System.nanoTime(), "the first appends");
+    return subscribers;
+  }
 
-    for (int round = 0; round < ROUNDS; round++) {
-      killAndRestart(LEAF_SEQUENCER);
-      cutConnections();
-      killAndRestart(ROOT_SEQUENCER);
-      cutConnections();
-    }
-
+  private void stopAndCheck(List<Subscriber> subscribers) throws Exception {
     stopping.set(true);
     for (Thread t : List.copyOf(threads)) {
       if (t.getName().startsWith("client-")) {
@@ -149,21 +181,18 @@ class FaultInjectionHistoryTest {
     for (Subscriber s : subscribers) {
       s.awaitAtLeast(maxAcked.get(s.color).get(), DRAIN);
     }
-    System.out.println(
-        "[test] proxies accepted "
-            + proxies.stream().mapToInt(FaultyProxy::accepted).sum()
-            + " connections");
     assertThat(failures).isEmpty();
     System.out.printf(
         "faults: %s; operations checked: %d appends (%d failed ops), %d atomic groups, %d reads,"
-            + " %d subscribers (%d resubscribed after an error)%n",
+            + " %d subscribers (%d resubscribed after an error); proxies accepted %d connections%n",
         faults,
         history.appendCount(),
         failedOps.get(),
         history.atomicCount(),
         history.readCount(),
         history.subscriberCount(),
-        resubscribes.get());
+        resubscribes.get(),
+        proxies.stream().mapToInt(FaultyProxy::accepted).sum());
     HistoryChecker.assertValid(history);
   }
 
