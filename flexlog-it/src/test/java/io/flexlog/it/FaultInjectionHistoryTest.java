@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -119,26 +120,62 @@ class FaultInjectionHistoryTest {
   }
 
   /**
-   * Issue 16's scenario: the leaf sequencer and a replica of its shards die together, then restart
-   * (sequencer first) after a second; a different replica each time.
+   * Issue 16's scenario: the leaf sequencer and a replica of its shards die together and restart
+   * after a second, the sequencer first; a different replica each time.
    */
   @Test
   @Timeout(240)
-  void shouldKeepEveryGuaranteeWhenALeafSequencerAndAReplicaAreKilledTogether() throws Exception {
+  void shouldKeepEveryGuaranteeWhenALeafSequencerAndAReplicaDieTogetherSequencerBackFirst()
+      throws Exception {
     List<Subscriber> subscribers = startClusterAndWorkload();
-    for (int round = 0; round < COMBINED_KILLS; round++) {
+    killTogether(true, COMBINED_KILLS);
+    stopAndCheck(subscribers);
+  }
+
+  /**
+   * As above, but the replica comes back first and waits for the sequencer, which it may then reach
+   * before its peers reconnect. Reproduces issue 16's first violation on today's code: in 2 of 5
+   * such restarts, live subscriptions of both leaf colors skipped acknowledged records at the first
+   * SNs of the new epoch (epoch << 32 | 1, 2, 3 ...), with the client logging "shard N at replica
+   * node R (OPEN) sent SN ... out of order; switching replica". Run it anyway with {@code
+   * -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}.
+   */
+  @Test
+  @Timeout(240)
+  @Disabled(
+      "issue 16: when a replica restarts before the leaf sequencer killed with it, live"
+          + " subscriptions skip acknowledged records at the first SNs of the new epoch ('sent SN"
+          + " ... out of order; switching replica')")
+  void shouldKeepEveryGuaranteeWhenALeafSequencerAndAReplicaDieTogetherReplicaBackFirst()
+      throws Exception {
+    List<Subscriber> subscribers = startClusterAndWorkload();
+    killTogether(false, 3 * COMBINED_KILLS); // it does not fail every time: give it more tries
+    stopAndCheck(subscribers);
+  }
+
+  private void killTogether(boolean sequencerFirst, int kills) throws Exception {
+    for (int round = 0; round < kills; round++) {
       int replica = 2 + round % 3;
       cluster.killNode(LEAF_SEQUENCER);
       cluster.killReplica(replica);
       // The scenario, not a synchronisation: clients keep appending while both are down.
       Thread.sleep(1_000);
-      cluster.restartNode(LEAF_SEQUENCER);
-      cluster.restartReplica(replica);
+      if (sequencerFirst) {
+        cluster.restartNode(LEAF_SEQUENCER);
+        cluster.restartReplica(replica);
+      } else {
+        cluster.restartReplica(replica);
+        cluster.restartNode(LEAF_SEQUENCER);
+      }
       long restarted = System.nanoTime();
-      faults.add("kill -9 sequencer " + LEAF_SEQUENCER + " with replica " + replica);
+      faults.add(
+          "kill -9 sequencer "
+              + LEAF_SEQUENCER
+              + " with replica "
+              + replica
+              + (sequencerFirst ? ", sequencer back first" : ", replica back first"));
       awaitAppendsSince(restarted, "the restart of sequencer 1 and replica " + replica);
     }
-    stopAndCheck(subscribers);
   }
 
   private List<Subscriber> startClusterAndWorkload() throws Exception {
