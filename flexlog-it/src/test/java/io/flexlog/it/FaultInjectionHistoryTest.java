@@ -45,6 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  * everything: one SN per record (a retried append stored twice shows as the same payload at two
  * SNs), every subscriber and the scan deliver the same sequence, every record a read returned is
  * delivered by every subscription that covers its SN, atomic groups all or nothing.
+ *
+ * <p>The two scenarios of issue 16 (the leaf sequencer and a replica killed together) reproduce its
+ * skipped acknowledged records and are disabled until it is fixed.
  */
 class FaultInjectionHistoryTest {
   private static final List<String> COLORS = List.of("global", "left", "right");
@@ -121,10 +124,19 @@ class FaultInjectionHistoryTest {
 
   /**
    * Issue 16's scenario: the leaf sequencer and a replica of its shards die together and restart
-   * after a second, the sequencer first; a different replica each time.
+   * after a second, the sequencer first; a different replica each time. Reproduces issue 16's first
+   * violation on today's code (1 of 3 runs, 18 such kills in all): two of the three live
+   * subscriptions of {@code left} skipped an acknowledged record (epoch 2, counter 65), the client
+   * logging "shard 0 at replica node 4 (OPEN) sent SN 8589934657 out of order; switching replica";
+   * the final scan delivered it. Run it anyway with {@code
+   * -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}.
    */
   @Test
   @Timeout(240)
+  @Disabled(
+      "issue 16: after a leaf sequencer and a replica are killed together (sequencer back first),"
+          + " live subscriptions skip acknowledged records ('sent SN ... out of order; switching"
+          + " replica')")
   void shouldKeepEveryGuaranteeWhenALeafSequencerAndAReplicaDieTogetherSequencerBackFirst()
       throws Exception {
     List<Subscriber> subscribers = startClusterAndWorkload();
@@ -134,18 +146,17 @@ class FaultInjectionHistoryTest {
 
   /**
    * As above, but the replica comes back first and waits for the sequencer, which it may then reach
-   * before its peers reconnect. Reproduces issue 16's first violation on today's code: in 2 of 5
-   * such restarts, live subscriptions of both leaf colors skipped acknowledged records at the first
-   * SNs of the new epoch (epoch << 32 | 1, 2, 3 ...), with the client logging "shard N at replica
-   * node R (OPEN) sent SN ... out of order; switching replica". Run it anyway with {@code
-   * -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}.
+   * before its peers reconnect. Reproduces issue 16's first violation on today's code (2 of 4
+   * runs): live subscriptions of both leaf colors skipped acknowledged records at the first SNs of
+   * a new epoch (epoch << 32 | 1, 2, 3), the client logging "shard N at replica node R (OPEN) sent
+   * SN ... out of order; switching replica"; the final scan delivered them.
    */
   @Test
   @Timeout(240)
   @Disabled(
-      "issue 16: when a replica restarts before the leaf sequencer killed with it, live"
-          + " subscriptions skip acknowledged records at the first SNs of the new epoch ('sent SN"
-          + " ... out of order; switching replica')")
+      "issue 16: after a leaf sequencer and a replica are killed together (replica back first),"
+          + " live subscriptions skip acknowledged records at the first SNs of the new epoch"
+          + " ('sent SN ... out of order; switching replica')")
   void shouldKeepEveryGuaranteeWhenALeafSequencerAndAReplicaDieTogetherReplicaBackFirst()
       throws Exception {
     List<Subscriber> subscribers = startClusterAndWorkload();
