@@ -103,6 +103,8 @@ final class TestCluster implements AutoCloseable {
   private final Layout layout;
   private final Path config;
   private final Map<Integer, Integer> ports = new TreeMap<>();
+  // Node id -> the port every other node and every client is told to use (a proxy's), if any.
+  private final Map<Integer, Integer> advertised = new TreeMap<>();
   private final Map<Integer, Node> nodes = new TreeMap<>();
   private final List<String> lifecycle = new ArrayList<>();
 
@@ -116,7 +118,7 @@ final class TestCluster implements AutoCloseable {
     for (int id : layout.replicas()) {
       ports.put(id, freePort());
     }
-    Files.writeString(config, yaml());
+    Files.writeString(config, yaml(-1));
   }
 
   /** Writes the flat cluster's file under {@code dir}; no process runs until {@link #start}. */
@@ -129,14 +131,18 @@ final class TestCluster implements AutoCloseable {
     return new TestCluster(dir, layout);
   }
 
-  private String yaml() {
+  /**
+   * The cluster file as node {@code self} reads it: itself at its real port, every other node at
+   * its {@link #advertise advertised} port; {@code self} -1 gives every node its real port.
+   */
+  private String yaml(int self) {
     StringBuilder y = new StringBuilder();
     y.append("cluster:\n  max-record-bytes: 1MiB\n  nodes:\n");
     for (int sequencer : layout.sequencers()) {
-      y.append(node(sequencer, "sequencer"));
+      y.append(node(sequencer, "sequencer", self));
     }
     for (int replica : layout.replicas()) {
-      y.append(node(replica, "replica"));
+      y.append(node(replica, "replica", self));
     }
     y.append("  colors:\n");
     layout.colors().forEach(c -> y.append("    - ").append(c).append('\n'));
@@ -149,9 +155,33 @@ final class TestCluster implements AutoCloseable {
     return layout;
   }
 
-  private String node(int id, String kind) {
-    return "    - {id: %d, kind: %s, host: 127.0.0.1, port: %d}\n"
-        .formatted(id, kind, ports.get(id));
+  private String node(int id, String kind, int self) {
+    int port = id == self ? ports.get(id) : advertised.getOrDefault(id, ports.get(id));
+    return "    - {id: %d, kind: %s, host: 127.0.0.1, port: %d}\n".formatted(id, kind, port);
+  }
+
+  /** The port node {@code id} listens on. */
+  int port(int id) {
+    return ports.get(id);
+  }
+
+  /**
+   * Before {@link #start}: every other node, and through their topology every client, reaches node
+   * {@code id} at {@code port} (a fault-injecting proxy in front of it) instead of its own port.
+   * Each node then reads a cluster file of its own, which lists itself at its real port.
+   */
+  void advertise(int id, int port) {
+    advertised.put(id, port);
+  }
+
+  /** SIGKILL of any node; returns once it has exited. */
+  void killNode(int id) throws Exception {
+    kill(id);
+  }
+
+  /** Starts a killed node again on the same data directory; returns its ready line. */
+  String restartNode(int id) throws Exception {
+    return startNode(id).awaitReady();
   }
 
   /**
@@ -262,7 +292,12 @@ final class TestCluster implements AutoCloseable {
     command.add(classpath());
     command.add("io.flexlog.server.cli.FlexLogCli");
     command.add(sequencer ? "sequencer" : "replica");
-    command.addAll(List.of("--config", config.toString(), "--node-id", Integer.toString(id)));
+    Path nodeConfig = config;
+    if (!advertised.isEmpty()) {
+      nodeConfig = dir.resolve("cluster-" + id + ".yaml");
+      Files.writeString(nodeConfig, yaml(id));
+    }
+    command.addAll(List.of("--config", nodeConfig.toString(), "--node-id", Integer.toString(id)));
     command.addAll(List.of("--data", data.toString()));
     if (!sequencer) {
       command.addAll(List.of("--engine", "auto", "--durability", "process"));

@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
           + " both throughputs and latency percentiles; the last line is"
           + " 'ratio flexlog/rocksdb = X' (operations per second).",
       "Threads: FlexLog runs one log per thread (a log has one owner thread, as a replica's event"
-          + " loop); RocksDB runs all threads on one shared database, as Boki does.",
+          + " loop); RocksDB runs one database per thread.",
       "Exit codes: 0 done, 1 the run failed (an engine error, a record read back wrong),"
           + " 2 bad arguments."
     })
@@ -148,7 +148,7 @@ public final class StorageCommand implements Callable<Integer> {
       defaultValue = "1GiB",
       description =
           "Capacity of each FlexLog thread's log (tiered: the records it keeps over cache, PM"
-              + " and SSD); a full log trims its oldest half with the clock stopped"
+              + " and SSD); a full log trims its oldest half with the clock running"
               + " (default: ${DEFAULT-VALUE}).")
   private String logBytes;
 

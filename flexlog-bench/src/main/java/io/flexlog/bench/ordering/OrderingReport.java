@@ -66,16 +66,20 @@ public record OrderingReport(
             seconds(s.warmup().toNanos())));
     out.append(fmt("  color         %s\n", describeColor(s)));
     if (ratis.isPresent()) {
-      out.append(fmt("  compared      %s vs %s\n", flexlog.get(0).label(), ratis.get().label()));
+      out.append(
+          fmt(
+              "  compared      %s vs %s: not equal guarantees, the numbers are not a like-for-like"
+                  + " comparison (see each side's guarantee line)\n",
+              flexlog.get(0).label(), ratis.get().label()));
       out.append(
           fmt(
               "  jvm           %d CPUs, common ForkJoinPool parallelism %d\n",
               Runtime.getRuntime().availableProcessors(), commonPoolParallelism));
     }
     for (SideResult side : flexlog) {
-      appendSide(out, side);
+      appendSide(out, side, guarantee(side));
     }
-    ratis.ifPresent(side -> appendSide(out, side));
+    ratis.ifPresent(side -> appendSide(out, side, guarantee(side)));
     if (flexlog.size() > 1) {
       for (SideResult side : flexlog.subList(1, flexlog.size())) {
         ratio(side).ifPresent(r -> out.append(fmt("ratio %s/ratis = %.2f\n", side.label(), r)));
@@ -83,6 +87,35 @@ public record OrderingReport(
     }
     ratio().ifPresent(r -> out.append(ratioLine(r)).append('\n'));
     return out.toString();
+  }
+
+  /**
+   * What FlexLog's ordering layer keeps across crashes in this benchmark, printed next to its
+   * numbers. No run mode makes it as durable as the Ratis counter: FlexLog's design never persists
+   * or replicates the counter (one sequencer per color; a restarted sequencer durably advances its
+   * epoch and starts a new SN range above every earlier one, and the replicas hold the records), so
+   * an "equal" mode would be a different protocol, not a setting.
+   */
+  static final String FLEXLOG_GUARANTEE =
+      "replication: none (one sequencer per color); durability: only the epoch (fsync'ed once"
+          + " per sequencer start), the counter is in memory and a restart begins a new epoch";
+
+  /** What the Ratis counter keeps across crashes with {@code log}, printed next to its numbers. */
+  static String ratisGuarantee(RatisLog log) {
+    return log == RatisLog.DISK
+        ? "replication: "
+            + RatisCounterCluster.PEERS
+            + " Raft peers, a majority holds every increment; durability: each increment is in"
+            + " a majority's disk log (Ratis' default sync policy) before it is answered"
+        : "replication: "
+            + RatisCounterCluster.PEERS
+            + " Raft peers, a majority holds every increment; durability: none (in-memory Raft"
+            + " log, nothing survives a restart of a majority)";
+  }
+
+  /** What the side labelled {@code label} guarantees; see {@link #FLEXLOG_GUARANTEE}. */
+  String guarantee(SideResult side) {
+    return side == ratis.orElse(null) ? ratisGuarantee(settings.ratisLog()) : FLEXLOG_GUARANTEE;
   }
 
   static String describeColor(OrderedColor color) {
@@ -97,9 +130,10 @@ public record OrderingReport(
         : describeColor(s.color());
   }
 
-  private static void appendSide(StringBuilder out, SideResult side) {
+  private static void appendSide(StringBuilder out, SideResult side, String guarantee) {
     String label = fmt("%-20s", side.label());
     out.append(label).append(" setup    ").append(side.description()).append('\n');
+    out.append(label).append(" guarantee ").append(guarantee).append('\n');
     if (side.failure().isPresent() && side.sns() == 0) {
       out.append(label).append(" FAILED   ").append(side.failure().get()).append('\n');
       return;

@@ -10,13 +10,13 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * One thread's records in the shared RocksDB: record {@code n} of thread {@code t} is the key
+ * One thread's records in its own RocksDB database: record {@code n} of thread {@code t} is the key
  * {@link RecordPattern#key}{@code (t, n)} as 8 big-endian bytes, so each thread's appends arrive in
  * key order, as Boki's sequence-number keys do. An append is one {@code put} with the store's write
  * options; a read is one {@code get} into the caller's array (RocksDB's single-copy read). Puts go
  * through direct buffers, the cheapest path through JNI.
  *
- * <p>Threading: one owner thread; the database itself is shared and thread-safe.
+ * <p>Threading: one owner thread; the database belongs to the store, which closes it.
  */
 final class RocksDbRecordLog implements RecordLog {
   /** Records per write batch while preloading. */

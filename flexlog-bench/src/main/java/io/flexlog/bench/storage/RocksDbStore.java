@@ -15,12 +15,13 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
 
 /**
- * RocksDB as Boki's storage layer runs it (the paper's baseline, §9.1): one database shared by all
- * threads, write-ahead log on, and Boki's {@code RocksDBBackend} options: 64 MiB memtable, no
- * compression, point-lookup tuning with a 32 MiB block cache, 2 background jobs, 1 MiB
- * (WAL-)bytes-per-sync, 256 MiB level base, 16 MiB total WAL. Durability: {@code process} is {@code
- * sync=false} (the WAL is written to the OS, surviving a process crash), {@code fsync} and {@code
- * pmem} are {@code sync=true} (the WAL is synced before a put returns).
+ * RocksDB as Boki's storage layer runs it (the paper's baseline, §9.1), with one database per
+ * benchmark thread, as FlexLog runs one log per thread (each database in {@code <dir>/db-<thread>},
+ * opened by {@link #openLog}), write-ahead log on, and Boki's {@code RocksDBBackend} options: 64
+ * MiB memtable, no compression, point-lookup tuning with a 32 MiB block cache, 2 background jobs, 1
+ * MiB (WAL-)bytes-per-sync, 256 MiB level base, 16 MiB total WAL. Durability: {@code process} is
+ * {@code sync=false} (the WAL is written to the OS, surviving a process crash), {@code fsync} and
+ * {@code pmem} are {@code sync=true} (the WAL is synced before a put returns).
  */
 public final class RocksDbStore implements RecordStore {
   static final long MIB = 1L << 20;
@@ -36,12 +37,14 @@ public final class RocksDbStore implements RecordStore {
   private final Options options;
   private final WriteOptions writeOptions;
   private final ReadOptions readOptions;
-  private final RocksDB db;
+  private final Path dir;
+  private final Queue<RocksDB> databases = new ConcurrentLinkedQueue<>();
   private final Queue<RocksDbRecordLog> logs = new ConcurrentLinkedQueue<>();
 
-  /** Creates a database in the empty or missing directory {@code dir}. */
+  /** Creates one database per thread in the empty or missing directory {@code dir}. */
   public RocksDbStore(Path dir, DurabilityMode durability, RecordPattern pattern) {
     RocksDB.loadLibrary();
+    this.dir = dir;
     this.sync = durability != DurabilityMode.PROCESS;
     this.pattern = pattern;
     this.options =
@@ -57,15 +60,6 @@ public final class RocksDbStore implements RecordStore {
             .optimizeForPointLookup(BLOCK_CACHE_MIB);
     this.writeOptions = new WriteOptions().setSync(sync).setDisableWAL(false);
     this.readOptions = new ReadOptions();
-    try {
-      Files.createDirectories(dir);
-      this.db = RocksDB.open(options, dir.toString());
-    } catch (RocksDBException | IOException e) {
-      readOptions.close();
-      writeOptions.close();
-      options.close();
-      throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
-    }
   }
 
   @Override
@@ -90,13 +84,23 @@ public final class RocksDbStore implements RecordStore {
         + version()
         + " (rocksdbjni), WAL on, sync="
         + sync
-        + ", one DB shared by all threads (as Boki uses it), Boki's options: 64 MiB memtable, no"
-        + " compression, point-lookup tuning with a 32 MiB block cache";
+        + ", one DB per thread (as FlexLog runs one log per thread), Boki's options: 64 MiB"
+        + " memtable, no compression, point-lookup tuning with a 32 MiB block cache";
   }
 
   @Override
   public RecordLog openLog(int thread) {
-    RocksDbRecordLog log = new RocksDbRecordLog(db, writeOptions, readOptions, pattern, thread);
+    Path db = dir.resolve("db-" + thread);
+    RocksDB database;
+    try {
+      Files.createDirectories(db);
+      database = RocksDB.open(options, db.toString());
+    } catch (RocksDBException | IOException e) {
+      throw new StorageException("cannot open RocksDB in " + db + ": " + e.getMessage(), e);
+    }
+    databases.add(database);
+    RocksDbRecordLog log =
+        new RocksDbRecordLog(database, writeOptions, readOptions, pattern, thread);
     logs.add(log);
     return log;
   }
@@ -107,7 +111,8 @@ public final class RocksDbStore implements RecordStore {
       log.close();
     }
     logs.clear();
-    db.close();
+    databases.forEach(RocksDB::close);
+    databases.clear();
     readOptions.close();
     writeOptions.close();
     options.close();

@@ -41,16 +41,17 @@ import org.openjdk.jmh.infra.ThreadParams;
  * fsync} with it unset, in separate JMH runs (the forks inherit the environment).
  *
  * <p>Threads: every JMH thread has its own FlexLog log (a log has one owner thread, as a replica
- * runs its log on its event loop), while RocksDB threads share one database, as Boki uses it.
+ * runs its log on its event loop) and, alike, its own RocksDB database.
  *
- * <p>Lifetimes: RocksDB keeps one database for the whole trial, so its memtable flushes and
- * compactions are part of the measurement, as in a long-running Boki. FlexLog's logs have a fixed
- * capacity and reuse space only after a trim, which the benchmark never does, so every iteration
- * starts on fresh logs of {@code logMiB} each (an append costs the same in a fresh log as in a
- * fuller one; a fresh one only adds first-touch page faults); a log that fills up within an
- * iteration fails the run rather than pausing the clock: raise {@code -p logMiB} or shorten {@code
- * -r}. Every new log or database is preloaded with the command line's number of records per thread.
- * Data goes to {@code -Dflexlog.bench.dir} (default the system temporary directory) and is deleted
+ * <p>Lifetimes: both engines are treated alike, every iteration starts on a fresh store. FlexLog's
+ * logs have a fixed capacity and reuse space only after a trim, which the benchmark never does, so
+ * each iteration gets fresh logs of {@code logMiB} each, and RocksDB gets fresh databases (its
+ * memtable flushes and compactions within an iteration count; the databases' growth over a long run
+ * does not, as FlexLog's trims do not). A log that fills up within an iteration fails the run
+ * rather than pausing the clock: raise {@code -p logMiB} or shorten {@code -r}. Reads pick among
+ * every record of the iteration's store on both engines, so both read over equal key ranges. Every
+ * new log or database is preloaded with the command line's number of records per thread. Data goes
+ * to {@code -Dflexlog.bench.dir} (default the system temporary directory) and is deleted
  * afterwards.
  */
 @State(Scope.Benchmark)
@@ -118,9 +119,6 @@ public class StorageBenchmark {
    */
   @Setup(Level.Iteration)
   public void openStore(BenchmarkParams params) throws IOException {
-    if (store != null) {
-      return; // RocksDB: one database per trial
-    }
     dir = Files.createTempDirectory(root, "store-");
     long logBytes = (long) logMiB << 20;
     if (ROCKSDB.equals(engine)) {
@@ -158,9 +156,7 @@ public class StorageBenchmark {
 
   @TearDown(Level.Iteration)
   public void endIteration() {
-    if (!ROCKSDB.equals(engine)) {
-      closeStore();
-    }
+    closeStore(); // every engine starts each iteration on a fresh store
   }
 
   @TearDown(Level.Trial)

@@ -17,11 +17,13 @@ import org.HdrHistogram.Histogram;
  * records. Every operation is timed on its own ({@link System#nanoTime()} before and after, the
  * same for every engine) into a per-thread histogram; the histograms are merged at the end.
  *
- * <p>Measurement: each thread measures until its own operations have taken the planned duration,
- * not counting time spent making room in a full log (FlexLog's logs have a fixed capacity: a full
- * one trims its oldest half, which is neither an append nor a read). A thread that is done keeps
- * running unmeasured until every thread is done, so the others see the same contention throughout,
- * as JMH does with synchronised iterations.
+ * <p>Measurement: each thread measures for the planned wall-clock duration, every second counted,
+ * the time spent making room in a full log included (FlexLog's logs have a fixed capacity: a full
+ * one trims its oldest half, as RocksDB's flushes and compactions are part of its time); the number
+ * and time of those trims are reported beside the rates. A thread that is done keeps running
+ * unmeasured until every thread is done, so the others see the same contention throughout, as JMH
+ * does with synchronised iterations. Reads pick among the last {@link Plan#readWindowRecords}
+ * records on every engine, so that both read over equal key ranges.
  *
  * <p>Threading: {@link #run} is called by one controlling thread, which starts the workers, moves
  * them through the phases with a volatile phase word, prints progress and joins them.
@@ -44,10 +46,12 @@ public final class StorageLoad {
   /**
    * How to run one engine.
    *
-   * @param duration measured time per thread, log replacement excluded
+   * @param duration measured wall-clock time per thread, trims of a full log included
    * @param preloadRecords records each thread appends before the warm-up, in batches
    * @param verifyRecords records each thread reads back and compares after the measurement
    * @param progressInterval time between progress lines
+   * @param readWindowRecords reads pick among this many of the newest records, the same on every
+   *     engine (at most what FlexLog's log still holds right after a trim)
    */
   public record Plan(
       int threads,
@@ -56,8 +60,32 @@ public final class StorageLoad {
       Duration duration,
       int preloadRecords,
       int verifyRecords,
-      Duration progressInterval) {
+      Duration progressInterval,
+      long readWindowRecords) {
+    /** A plan whose reads pick among every record written. */
+    public Plan(
+        int threads,
+        int readPercent,
+        Duration warmup,
+        Duration duration,
+        int preloadRecords,
+        int verifyRecords,
+        Duration progressInterval) {
+      this(
+          threads,
+          readPercent,
+          warmup,
+          duration,
+          preloadRecords,
+          verifyRecords,
+          progressInterval,
+          Long.MAX_VALUE);
+    }
+
     public Plan {
+      if (readWindowRecords < 1) {
+        throw new IllegalArgumentException("bad plan: read window " + readWindowRecords);
+      }
       if (threads < 1 || readPercent < 0 || readPercent > 100 || preloadRecords < 0) {
         throw new IllegalArgumentException(
             "bad plan: threads " + threads + ", read percent " + readPercent);
@@ -291,9 +319,9 @@ public final class StorageLoad {
       this.go = go;
     }
 
-    /** The thread's measured time, making room excluded; 0 if it never finished measuring. */
+    /** The thread's measured wall-clock time, trims included; 0 if it never finished measuring. */
     long activeNs() {
-      return measured ? endNs - startNs - trimNs : 0;
+      return measured ? endNs - startNs : 0;
     }
 
     @Override
@@ -305,7 +333,13 @@ public final class StorageLoad {
         readied = true;
         go.await();
         Workload workload =
-            new Workload(log, pattern, thread, plan.readPercent(), 0x9E37_79B9L * (thread + 1));
+            new Workload(
+                log,
+                pattern,
+                thread,
+                plan.readPercent(),
+                0x9E37_79B9L * (thread + 1),
+                plan.readWindowRecords());
         loop(log, workload);
         verified = workload.verify(plan.verifyRecords());
       } catch (Throwable t) {
@@ -342,7 +376,7 @@ public final class StorageLoad {
         Operation op = workload.step();
         long end = System.nanoTime();
         if (op == Operation.LOG_FULL) {
-          // Not an operation: trim the oldest records with this thread's clock stopped.
+          // Not an operation, but its time counts: the clock runs on while the log trims.
           log.makeRoom();
           if (measuring) {
             trims++;
@@ -361,7 +395,7 @@ public final class StorageLoad {
             readNanos.recordValue(latency);
             reads++;
           }
-          if (end - startNs - trimNs >= durationNs) {
+          if (end - startNs >= durationNs) {
             endNs = end;
             measuring = false;
             if (tierStart != null) {

@@ -13,8 +13,8 @@ public final class StorageReport {
   /** How threads map onto each engine, printed and written to JSON with every run. */
   public static final String THREAD_MODEL =
       "FlexLog: one log per thread (a log has one owner thread, as a replica runs its log on its"
-          + " event loop), so T threads are T independent logs; RocksDB: T threads on one shared"
-          + " database, as Boki uses it";
+          + " event loop), so T threads are T independent logs; RocksDB: one database per thread, so T"
+          + " threads are T independent databases";
 
   private StorageReport() {}
 
@@ -26,14 +26,21 @@ public final class StorageReport {
         out,
         "workload",
         fmt(
-            "%d B records, %d thread%s, %d %% reads (uniform over the records written so far)",
-            s.recordBytes(), s.threads(), s.threads() == 1 ? "" : "s", s.readPercent()));
+            "%d B records, %d thread%s, %d %% reads (uniform over the newest %,d records written,"
+                + " the same key range on both engines)",
+            s.recordBytes(),
+            s.threads(),
+            s.threads() == 1 ? "" : "s",
+            s.readPercent(),
+            s.readWindowRecords()));
     line(out, "durability", durability(s.durability()));
     line(
         out,
         "timing",
         fmt(
-            "%.1f s measured per thread after %.1f s warm-up; %d records preloaded per thread",
+            "%.1f s measured per thread after %.1f s warm-up; %d records preloaded per thread;"
+                + " wall-clock time, every second counted on both engines (FlexLog's trims"
+                + " included)",
             s.duration().toNanos() / 1e9, s.warmup().toNanos() / 1e9, s.preloadRecords()));
     line(out, "threads", THREAD_MODEL);
     line(out, "flexlog log", flexlogLog(s));
@@ -50,7 +57,7 @@ public final class StorageReport {
     String full =
         "; a full log trims its oldest half (LogStorage.trim frees their PM chunks"
             + (s.tiered().isPresent() ? " and SSD segments" : "")
-            + ") with the thread's clock stopped";
+            + ") with the thread's clock running";
     if (s.tiered().isEmpty()) {
       return "engine="
           + s.engine()
@@ -120,7 +127,9 @@ public final class StorageReport {
       line(
           out,
           "full logs",
-          fmt("%d trims of the oldest half (%.3f s, not measured)", e.logTrims(), e.trimSeconds()));
+          fmt(
+              "%d trims of the oldest half (%.3f s, counted in the measured time)",
+              e.logTrims(), e.trimSeconds()));
     }
     e.tiers().ifPresent(t -> tiers(out, t));
     line(out, "verified", fmt("%,d records read back identical", e.verifiedRecords()));

@@ -16,7 +16,7 @@ import java.util.Optional;
  * @param engineNotice why {@code auto} did not give {@code llpl}, if it did not
  * @param dataDir where the run's temporary directory is created
  * @param logBytes capacity of each FlexLog thread's log (with {@code tiered}: the records it keeps
- *     over all tiers); a full log trims its oldest half, not measured
+ *     over all tiers); a full log trims its oldest half, in the measured time
  * @param tiered present for {@code --engine tiered}: the PM and cache sizes of each thread's tiered
  *     log
  */
@@ -81,6 +81,17 @@ public record StorageSettings(
         duration,
         preloadRecords(),
         VERIFY_RECORDS,
-        PROGRESS_INTERVAL);
+        PROGRESS_INTERVAL,
+        readWindowRecords());
+  }
+
+  /**
+   * Records that reads pick among, on both engines: what a FlexLog log surely still holds right
+   * after trimming its oldest half (half of its capacity, less two chunks of slack), so that
+   * RocksDB, which keeps every record, reads over the same range of keys.
+   */
+  public long readWindowRecords() {
+    long usable = Math.max(logBytes - 2 * chunkBytes(), logBytes / 4);
+    return Math.max(1, usable / 2 / PmEntryDescriptor.entryLength(recordBytes));
   }
 }

@@ -5,9 +5,9 @@ import java.util.SplittableRandom;
 /**
  * One thread's operation mix over its {@link RecordLog}: each step is a read with probability
  * {@code readPercent}%, of a record chosen uniformly among those in the log (written so far and not
- * trimmed), and otherwise an append of the next record. A read copies the record into a reusable
- * array and checks its key stamp and length, so a read path that returns the wrong bytes fails the
- * run instead of counting.
+ * trimmed; at most the newest {@code readWindow}), and otherwise an append of the next record. A
+ * read copies the record into a reusable array and checks its key stamp and length, so a read path
+ * that returns the wrong bytes fails the run instead of counting.
  *
  * <p>Threading: one owner thread. Steady state allocates nothing here (the engines may).
  */
@@ -18,12 +18,31 @@ public final class Workload {
   private final int readPercent;
   private final SplittableRandom random;
   private final byte[] readBuffer;
+  private final long readWindow;
 
   /**
    * @param readPercent 0 to 100
    * @param seed for the operation choices and read positions
    */
   public Workload(RecordLog log, RecordPattern pattern, int thread, int readPercent, long seed) {
+    this(log, pattern, thread, readPercent, seed, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param readWindow reads pick among at most this many of the newest records in the log, so that
+   *     engines that keep different amounts of old records read over equal key ranges
+   */
+  public Workload(
+      RecordLog log,
+      RecordPattern pattern,
+      int thread,
+      int readPercent,
+      long seed,
+      long readWindow) {
+    if (readWindow < 1) {
+      throw new IllegalArgumentException("readWindow must be positive, got " + readWindow);
+    }
+    this.readWindow = readWindow;
     if (readPercent < 0 || readPercent > 100) {
       throw new IllegalArgumentException("readPercent must be 0..100, got " + readPercent);
     }
@@ -37,7 +56,7 @@ public final class Workload {
 
   /** Performs one operation. */
   public Operation step() {
-    long first = log.firstRecord();
+    long first = Math.max(log.firstRecord(), log.written() - readWindow);
     long live = log.written() - first;
     if (readPercent > 0 && live > 0 && random.nextInt(100) < readPercent) {
       long recordNumber = first + random.nextLong(live);

@@ -79,6 +79,18 @@ class OrderingReportTest {
   }
 
   @Test
+  void shouldPrintWhatEachSideGuaranteesNextToItsResult() {
+    String text =
+        new OrderingReport(SETTINGS, 2, List.of(LOOPBACK, IN_PROCESS), Optional.of(RATIS)).text();
+
+    assertThat(text)
+        .contains("flexlog loopback     guarantee replication: none (one sequencer per color)")
+        .contains("flexlog in-process   guarantee replication: none")
+        .contains("ratis counter        guarantee replication: 3 Raft peers")
+        .contains("not equal guarantees");
+  }
+
+  @Test
   void shouldPrintNoRatioWithoutRatis() {
     OrderingReport report = new OrderingReport(SETTINGS, 2, List.of(LOOPBACK), Optional.empty());
 

@@ -43,6 +43,57 @@ class WorkloadTest {
   }
 
   @Test
+  void shouldReadOnlyAmongTheNewestRecordsOfTheWindow() {
+    RecordLog inner = new FakeStore(pattern, Long.MAX_VALUE).openLog(0);
+    long[] lowest = {Long.MAX_VALUE};
+    RecordLog log =
+        new RecordLog() {
+          @Override
+          public boolean append() {
+            return inner.append();
+          }
+
+          @Override
+          public void preload(int records) {
+            inner.preload(records);
+          }
+
+          @Override
+          public int read(long recordNumber, byte[] destination) {
+            lowest[0] = Math.min(lowest[0], recordNumber);
+            return inner.read(recordNumber, destination);
+          }
+
+          @Override
+          public long written() {
+            return inner.written();
+          }
+
+          @Override
+          public long firstRecord() {
+            return inner.firstRecord();
+          }
+
+          @Override
+          public void makeRoom() {
+            inner.makeRoom();
+          }
+
+          @Override
+          public void close() {
+            inner.close();
+          }
+        };
+    log.preload(1000);
+    Workload workload = new Workload(log, pattern, 0, 100, 3, 100);
+    for (int i = 0; i < 5000; i++) {
+      assertThat(workload.step()).isEqualTo(Operation.READ);
+    }
+
+    assertThat(lowest[0]).isBetween(900L, 905L);
+  }
+
+  @Test
   void shouldReportAFullLog() {
     RecordLog log = new FakeStore(pattern, 1).openLog(0);
     Workload workload = new Workload(log, pattern, 0, 0, 1);

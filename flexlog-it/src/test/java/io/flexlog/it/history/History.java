@@ -74,6 +74,23 @@ public final class History {
     return s;
   }
 
+  /** Appends recorded, atomic group members included. */
+  public int appendCount() {
+    return appends.size();
+  }
+
+  public int atomicCount() {
+    return atomics.size();
+  }
+
+  public int readCount() {
+    return reads.size();
+  }
+
+  public int subscriberCount() {
+    return subscribers.size();
+  }
+
   List<Append> appends() {
     synchronized (appends) {
       return List.copyOf(appends);

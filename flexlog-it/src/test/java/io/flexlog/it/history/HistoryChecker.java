@@ -25,7 +25,8 @@ import java.util.TreeMap;
  *   <li>a subscription delivers strictly increasing SNs from its start, and every acknowledged
  *       record of its color in the range it covered; a subscriber declared complete covered every
  *       acknowledged record;
- *   <li>all subscribers of a color see the same sequence where their ranges overlap;
+ *   <li>all subscribers of a color see the same sequence where their ranges overlap, and deliver
+ *       every record that a read returned in the range they covered;
  *   <li>atomic multi-color appends are all or nothing.
  * </ol>
  *
@@ -40,6 +41,9 @@ public final class HistoryChecker {
 
   /** Per color, SN -> the append observed or acknowledged there. */
   private final Map<String, TreeMap<Long, Append>> placed = new HashMap<>();
+
+  /** Per color, SN -> the first read or subscriber that observed a record there. */
+  private final Map<String, Map<Long, Object>> witnesses = new HashMap<>();
 
   /** Where each append was seen (acknowledged or observed): its SN. */
   private final Map<Append, Long> seenAt = new HashMap<>();
@@ -103,12 +107,13 @@ public final class HistoryChecker {
         violations.add(a + ": acknowledged with an SN that is not positive");
         continue;
       }
-      place(a, a.sn(), "acknowledged");
+      place(a, a.sn(), "acknowledged", "its producer");
     }
   }
 
   /** Records that {@code a} is at {@code sn} in its color; reports any conflict. */
-  private void place(Append a, long sn, String how) {
+  private void place(Append a, long sn, String how, Object witness) {
+    witnesses.computeIfAbsent(a.color, c -> new HashMap<>()).putIfAbsent(sn, witness);
     Long earlier = seenAt.putIfAbsent(a, sn);
     if (earlier != null && earlier != sn) {
       violations.add(a + " " + how + " at sn " + sn + " but also seen at sn " + earlier);
@@ -179,7 +184,7 @@ public final class HistoryChecker {
     }
     Append a = origin(read.color, read.sn, found, read);
     if (a != null) {
-      place(a, read.sn, "read");
+      place(a, read.sn, "read", read);
     }
   }
 
@@ -210,91 +215,68 @@ public final class HistoryChecker {
       previous = sn;
       Append a = origin(s.color, sn, s.payload(i), s);
       if (a != null) {
-        place(a, sn, "delivered to " + s.name);
+        place(a, sn, "delivered to " + s.name, s);
       }
     }
   }
 
-  /** Runs after every observation is placed: coverage and agreement between subscribers. */
+  /**
+   * Runs after every observation is placed, so that {@link #placed} is the merged reference of a
+   * color: every record acknowledged, read or delivered to any subscriber, at its SN. Each
+   * subscriber must deliver every record of that reference in the range it covered, from its start
+   * to the last SN it delivered; this compares every subscriber with every other over their common
+   * range (a record one delivered and another skipped lies in both ranges), whatever the order of
+   * the subscribers, and also catches a record that reads return but a subscription skips. A
+   * subscriber that delivered nothing covered no range and is only held to {@link
+   * Subscriber#isComplete}.
+   */
   private void checkSubscribersAgree(List<Subscriber> subscribers) {
     for (Subscriber s : subscribers) {
+      checkComplete(s);
       checkCoverage(s);
     }
-    Map<String, List<Subscriber>> byColor = new HashMap<>();
-    for (Subscriber s : subscribers) {
-      byColor.computeIfAbsent(s.color, c -> new ArrayList<>()).add(s);
+  }
+
+  private void checkComplete(Subscriber s) {
+    if (!s.isComplete()) {
+      return;
     }
-    for (List<Subscriber> group : byColor.values()) {
-      for (int i = 1; i < group.size(); i++) {
-        compare(group.get(0), group.get(i));
+    TreeMap<Long, Append> there = placed.getOrDefault(s.color, new TreeMap<>());
+    for (Append a : there.descendingMap().values()) {
+      if (a.outcome() == Outcome.ACKED) {
+        if (a.sn() >= s.fromSn && s.lastSn() < a.sn()) {
+          violations.add(s + " completed at sn " + s.lastSn() + " but " + a + " was acknowledged");
+        }
+        return;
       }
     }
   }
 
   private void checkCoverage(Subscriber s) {
-    TreeMap<Long, Append> there = placed.getOrDefault(s.color, new TreeMap<>());
-    long last = s.lastSn();
-    if (s.isComplete()) {
-      Append lastAcked = null;
-      for (Append a : there.descendingMap().values()) {
-        if (a.outcome() == Outcome.ACKED) {
-          lastAcked = a;
-          break;
-        }
-      }
-      if (lastAcked != null && lastAcked.sn() >= s.fromSn && last < lastAcked.sn()) {
-        violations.add(s + " completed at sn " + last + " but " + lastAcked + " was acknowledged");
-      }
-    }
-    if (s.count() == 0) {
+    int n = s.count();
+    if (n == 0) {
       return;
     }
+    TreeMap<Long, Append> there = placed.getOrDefault(s.color, new TreeMap<>());
     int i = 0;
-    int n = s.count();
-    for (Map.Entry<Long, Append> e : there.subMap(s.fromSn, true, last, true).entrySet()) {
-      while (i < n && s.sn(i) < e.getKey()) {
+    for (Map.Entry<Long, Append> e : there.subMap(s.fromSn, true, s.lastSn(), true).entrySet()) {
+      long sn = e.getKey();
+      while (i < n && s.sn(i) < sn) {
         i++;
       }
-      boolean delivered = i < n && s.sn(i) == e.getKey();
-      if (!delivered && e.getValue().outcome() == Outcome.ACKED) {
-        violations.add(s + " skipped " + e.getValue());
+      if (i < n && s.sn(i) == sn) {
+        continue;
+      }
+      Append a = e.getValue();
+      Object witness = witnesses.get(s.color).get(sn);
+      if (a.outcome() == Outcome.ACKED) {
+        violations.add(s + " skipped " + a);
+      } else if (witness instanceof Subscriber other) {
+        violations.add(other + " and " + s + " diverge: sn " + sn + " not delivered to " + s.name);
+      } else {
+        violations.add(s + " skipped " + a + " at sn " + sn + ", which " + witness + " returned");
       }
     }
-  }
-
-  /** Two subscribers of one color deliver the same records where their ranges overlap. */
-  private void compare(Subscriber a, Subscriber b) {
-    if (a.count() == 0 || b.count() == 0) {
-      return;
-    }
-    long from = Math.max(a.fromSn, b.fromSn);
-    long to = Math.min(a.lastSn(), b.lastSn());
-    int i = firstAtOrAfter(a, from);
-    int j = firstAtOrAfter(b, from);
-    while (true) {
-      long x = i < a.count() && a.sn(i) <= to ? a.sn(i) : Long.MAX_VALUE;
-      long y = j < b.count() && b.sn(j) <= to ? b.sn(j) : Long.MAX_VALUE;
-      if (x == Long.MAX_VALUE && y == Long.MAX_VALUE) {
-        return;
-      }
-      if (x != y) {
-        long missing = Math.min(x, y);
-        Subscriber without = x < y ? b : a;
-        violations.add(
-            a + " and " + b + " diverge: sn " + missing + " not delivered to " + without.name);
-        return;
-      }
-      i++;
-      j++;
-    }
-  }
-
-  private static int firstAtOrAfter(Subscriber s, long sn) {
-    int i = 0;
-    while (i < s.count() && s.sn(i) < sn) {
-      i++;
-    }
-    return i;
   }
 
   /**

@@ -188,6 +188,108 @@ class HistoryCheckerTest {
     assertThat(HistoryChecker.check(history)).isEmpty();
   }
 
+  /** An indeterminate record, as a lost or timed-out append leaves it. */
+  private History.Append ghost(String color) {
+    History.Append a = history.appendInvoked("c", color, record());
+    a.failed(new RuntimeException("timeout"));
+    return a;
+  }
+
+  private static void deliver(History.Subscriber s, History.Append... records) {
+    for (History.Append r : records) {
+      s.delivered(r.sn() > 0 ? r.sn() : 2, r.payload); // each test has at most one ghost at sn 2
+    }
+  }
+
+  @Test
+  void shouldReportTwoOfThreeSubscribersThatDisagreeWhenTheFirstIsEmpty() {
+    History.Append a = acked("global", 1);
+    History.Append ghost = ghost("global");
+    History.Append c = acked("global", 3);
+    history.subscriber("s0", "global", 0); // opened, received nothing yet
+    History.Subscriber s1 = history.subscriber("s1", "global", 0);
+    History.Subscriber s2 = history.subscriber("s2", "global", 0);
+    deliver(s1, a, ghost, c); // the ghost lands at sn 2
+    deliver(s2, a, c);
+
+    assertThat(HistoryChecker.check(history))
+        .singleElement()
+        .asString()
+        .contains("diverge")
+        .contains("sn 2 not delivered to s2");
+  }
+
+  @Test
+  void shouldReportTwoOfThreeSubscribersThatDisagreeWhenTheFirstCoversAnotherRange() {
+    History.Append a = acked("global", 1);
+    History.Append ghost = ghost("global");
+    History.Append c = acked("global", 3);
+    deliver(history.subscriber("s0", "global", 0), a); // stopped after sn 1
+    History.Subscriber s1 = history.subscriber("s1", "global", 0);
+    History.Subscriber s2 = history.subscriber("s2", "global", 0);
+    deliver(s1, a, c);
+    deliver(s2, a, ghost, c);
+
+    assertThat(HistoryChecker.check(history))
+        .singleElement()
+        .asString()
+        .contains("sn 2 not delivered to s1");
+  }
+
+  @Test
+  void shouldReportDisagreementAmongFourSubscribersWithDisjointFirstRange() {
+    History.Append a = acked("global", 1);
+    History.Append ghost = ghost("global");
+    History.Append c = acked("global", 3);
+    History.Append d = acked("global", 5);
+    History.Append e = acked("global", 6);
+    deliver(history.subscriber("late", "global", 5), d, e); // shares no SN with the others
+    History.Subscriber s1 = history.subscriber("s1", "global", 0);
+    History.Subscriber s2 = history.subscriber("s2", "global", 0);
+    History.Subscriber s3 = history.subscriber("s3", "global", 0);
+    deliver(s1, a, ghost, c);
+    deliver(s2, a, c);
+    deliver(s3, a);
+
+    assertThat(HistoryChecker.check(history))
+        .singleElement()
+        .asString()
+        .contains("sn 2 not delivered to s2");
+  }
+
+  @Test
+  void shouldReportARecordThatAReadReturnsButFourSubscribersSkip() {
+    History.Append a = acked("global", 1);
+    History.Append ghost = ghost("global");
+    History.Append c = acked("global", 3);
+    history.readInvoked("r", "global", 2).found(ghost.payload);
+    history.subscriber("s0", "global", 0);
+    for (String name : List.of("s1", "s2", "s3")) {
+      deliver(history.subscriber(name, "global", 0), a, c);
+    }
+
+    assertThat(HistoryChecker.check(history))
+        .hasSize(3)
+        .allMatch(v -> v.contains("skipped") && v.contains("read"));
+  }
+
+  @Test
+  void shouldAcceptFourSubscribersWithEmptyAndPartialRanges() {
+    History.Append a = acked("global", 1);
+    History.Append ghost = ghost("global");
+    History.Append c = acked("global", 3);
+    History.Append late = ghost("global"); // lands at sn 4, after s1 stopped
+    history.subscriber("empty", "global", 0);
+    History.Subscriber full = history.subscriber("full", "global", 0);
+    deliver(full, a, ghost, c);
+    full.delivered(4, late.payload);
+    full.complete();
+    deliver(history.subscriber("from2", "global", 2), ghost, c);
+    deliver(history.subscriber("stopped", "global", 0), a);
+
+    assertThat(HistoryChecker.check(history)).isEmpty();
+  }
+
   @Test
   void assertValidListsViolations() {
     acked("global", 4);
