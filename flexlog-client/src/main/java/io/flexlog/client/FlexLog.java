@@ -105,10 +105,11 @@ public final class FlexLog implements AutoCloseable {
 
   /**
    * Appends records to several colors atomically: either every record appears in its color, or none
-   * does, also if this client crashes midway (DESIGN §3.7, paper §6.4). The records are first
-   * staged on every replica of a shard of the broker color ({@code atomic.broker.color}, default
-   * {@code global}); once all are staged, the group is committed and the replicas place each record
-   * in its color with the record's own token, so no record ever appears twice.
+   * does, also if this client crashes midway (docs/architecture.md#atomic-multi-color-append, paper
+   * §6.4). The records are first staged on every replica of a shard of the broker color ({@code
+   * atomic.broker.color}, default {@code global}); once all are staged, the group is committed and
+   * the replicas place each record in its color with the record's own token, so no record ever
+   * appears twice.
    *
    * <pre>{@code
    * Map<String, long[]> sns = log.appendAtomically(Map.of(
@@ -201,9 +202,9 @@ public final class FlexLog implements AutoCloseable {
   }
 
   /**
-   * Trims a color (DESIGN §3.5): every record of the color at or below {@code sn} is dropped on
-   * every replica of every shard in the color's subtree, and later reads of those SNs throw {@code
-   * TrimmedException}. Returns once every replica recorded the trim point durably.
+   * Trims a color (docs/architecture.md#trim): every record of the color at or below {@code sn} is
+   * dropped on every replica of every shard in the color's subtree, and later reads of those SNs
+   * throw {@code TrimmedException}. Returns once every replica recorded the trim point durably.
    *
    * @return the new trim point (head = trim point + 1) and the color's tail
    * @throws io.flexlog.core.error.InvalidArgumentException if {@code sn < 1} or {@code sn} lies

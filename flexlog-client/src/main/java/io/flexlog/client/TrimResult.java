@@ -2,7 +2,7 @@ package io.flexlog.client;
 
 /**
  * The outcome of {@link FlexLog#trim}: every replica of every shard in the color's subtree recorded
- * the trim point durably (DESIGN §3.5).
+ * the trim point durably (docs/architecture.md#trim).
  *
  * @param color the trimmed color
  * @param trimPoint every record of the color at or below this SN is gone: the smallest trim point

@@ -148,7 +148,8 @@ class MultiProcessClusterTest {
     assertUniqueSns(all);
     report("appended across a replica kill -9", all);
 
-    // An append needs the ack of every replica of the shard (DESIGN §3.1 step 5): one that began
+    // An append needs the ack of every replica of the shard (docs/architecture.md#append step 5):
+    // one that began
     // after replica 3 had exited cannot complete before the restart. Decided by when the append
     // began, not by when its ack reached the client thread (a pause there is not a violation).
     assertThat(all)

@@ -108,7 +108,7 @@ final class Broadcaster {
    * Writes one TOPOLOGY_MARK of the color to every connection registered for one of the first
    * {@code slotCount} shards of {@code slots} (those in the subtree before the change), once per
    * connection, like {@link #writeWatermark(int, long, ShardSlots)}: so it travels behind every
-   * response and watermark written before it (DESIGN §3.4).
+   * response and watermark written before it (docs/architecture.md#subscribe).
    */
   void writeMark(int colorId, long topologyVersion, long markSn, ShardSlots slots, int slotCount) {
     long stamp = ++watermarkStamp;

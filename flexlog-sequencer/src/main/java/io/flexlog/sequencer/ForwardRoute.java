@@ -11,8 +11,8 @@ import org.agrona.collections.Int2IntHashMap;
 /**
  * One forwarding route of this node: order requests for a color X that this node does not host,
  * climbing over the tree edge {@code exitColorId} to the parent node (see {@link Routing}). It
- * plays the part of the leaf of DESIGN §3.1 step 3 for its local shards and of an aggregating hop
- * for its child nodes:
+ * plays the part of the leaf of docs/architecture.md#append step 3 for its local shards and of an
+ * aggregating hop for its child nodes:
  *
  * <ul>
  *   <li>Tokens from replicas of local shards are deduplicated here (every replica of a shard sends
@@ -24,7 +24,7 @@ import org.agrona.collections.Int2IntHashMap;
  *   <li>Watermarks of X from the parent are released to the route's replicas and child edges only
  *       after the responses they cover were written (FIFO connections do the rest), and are held
  *       back while a request that was sent on a broken connection is still unanswered: its answer
- *       can carry SNs below such a watermark (DESIGN §3.2).
+ *       can carry SNs below such a watermark (docs/architecture.md#watermarks).
  * </ul>
  *
  * <p>Threading: owned by the node's event loop.

@@ -3,11 +3,12 @@ package io.flexlog.sequencer;
 import java.util.Arrays;
 
 /**
- * The join marks (DESIGN §3.4) one hosted color took, or that came down one parent edge, in order:
- * {@code (topology version, mark SN)} pairs, at most one per version. Kept for the connection's
- * lifetime of the process so that a replica or child that (re)connects gets them again with its
- * catch-up watermarks (a restarted replica has lost the marks it kept in memory). A restarted
- * sequencer process starts without marks: the topology it starts from already has the shards.
+ * The join marks (docs/architecture.md#subscribe) one hosted color took, or that came down one
+ * parent edge, in order: {@code (topology version, mark SN)} pairs, at most one per version. Kept
+ * for the connection's lifetime of the process so that a replica or child that (re)connects gets
+ * them again with its catch-up watermarks (a restarted replica has lost the marks it kept in
+ * memory). A restarted sequencer process starts without marks: the topology it starts from already
+ * has the shards.
  *
  * <p>Threading: owned by the node's event loop.
  */

@@ -17,11 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ordering state machine of one sequencer node (DESIGN §3.1-§3.2): the roles of its hosted
- * colors, the routes that forward other colors up the sequencer tree, its replicas, its child and
- * parent nodes, and the turn-based batching. It knows nothing of sockets: connections are {@link
- * Outbound}s, the event loop is a {@link NodeRuntime}, so the deterministic simulation drives the
- * very same code as a running {@link SequencerNode}.
+ * The ordering state machine of one sequencer node
+ * (docs/architecture.md#ordering-in-the-sequencer-tree): the roles of its hosted colors, the routes
+ * that forward other colors up the sequencer tree, its replicas, its child and parent nodes, and
+ * the turn-based batching. It knows nothing of sockets: connections are {@link Outbound}s, the
+ * event loop is a {@link NodeRuntime}, so the deterministic simulation drives the very same code as
+ * a running {@link SequencerNode}.
  *
  * <p>An order request for color X from a replica of shard S: if this node hosts X, its role
  * deduplicates the tokens and assigns SNs at the end of the turn. Otherwise the route from S's
@@ -430,8 +431,8 @@ public final class OrderingService {
    * (every SN issued so far is below it, every SN a new shard can get is at or above it, also after
    * an epoch change), and sends it to the replicas of the shards that were in the subtree before
    * and down the child edges, behind everything already written to them and ahead of every later
-   * watermark (DESIGN §3.4). The new shards' replicas need none: a subscriber that streams from one
-   * already has a topology with them.
+   * watermark (docs/architecture.md#subscribe). The new shards' replicas need none: a subscriber
+   * that streams from one already has a topology with them.
    */
   private void writeJoinMark(
       OrderingTables.HostedColor hosted, long topologyVersion, int slotsBefore) {

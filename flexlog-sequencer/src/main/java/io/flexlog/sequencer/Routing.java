@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * How order requests climb the sequencer tree from one node, computed from a {@link Topology}
- * (DESIGN §3.1, plan's shared contract). Immutable; rebuilt on every topology change.
+ * (docs/architecture.md#append, plan's shared contract). Immutable; rebuilt on every topology
+ * change.
  *
  * <p>Terms. A <em>position</em> is a color hosted on this node at which a request starts climbing:
  * the color of a local shard, or the parent of a child node's color (a request that arrived over

@@ -1,6 +1,6 @@
 /**
- * The ordering layer: sequencer nodes that assign sequence numbers per color (DESIGN §3.1-§3.2,
- * paper §5.2 and Alg. 1).
+ * The ordering layer: sequencer nodes that assign sequence numbers per color
+ * (docs/architecture.md#ordering-in-the-sequencer-tree, paper §5.2 and Alg. 1).
  *
  * <h2>Who talks to whom</h2>
  *

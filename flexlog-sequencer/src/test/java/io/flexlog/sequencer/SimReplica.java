@@ -27,10 +27,10 @@ import java.util.Random;
  * frame it receives, the invariants a replica relies on:
  *
  * <ul>
- *   <li>watermark order (DESIGN §3.2): on one connection, an SN it learns for the first time is
- *       above every watermark of that color it already processed on that connection, unless it is
- *       at or below the first watermark of the connection (the catch-up, which a replica treats as
- *       a span it may have missed while it was not connected);
+ *   <li>watermark order (docs/architecture.md#watermarks): on one connection, an SN it learns for
+ *       the first time is above every watermark of that color it already processed on that
+ *       connection, unless it is at or below the first watermark of the connection (the catch-up,
+ *       which a replica treats as a span it may have missed while it was not connected);
  *   <li>an SN never belongs to two tokens, and one incarnation of a leaf never gives a token two
  *       SNs (checked with the world).
  * </ul>

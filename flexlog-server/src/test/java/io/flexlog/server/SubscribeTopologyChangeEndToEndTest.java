@@ -34,11 +34,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A subscription opened before AddColor grows its color's subtree (DESIGN §3.4): appends go on
- * while the color is added, a client that knows the new topology spreads records of the subscribed
- * color over the new shards too, and the subscriber, which started with the old shard set, must
- * still receive every acknowledged record exactly once, in SN order. Over the flat layout (one
- * sequencer) and the tree layout (the root's join mark descends through a leaf sequencer).
+ * A subscription opened before AddColor grows its color's subtree (docs/architecture.md#subscribe):
+ * appends go on while the color is added, a client that knows the new topology spreads records of
+ * the subscribed color over the new shards too, and the subscriber, which started with the old
+ * shard set, must still receive every acknowledged record exactly once, in SN order. Over the flat
+ * layout (one sequencer) and the tree layout (the root's join mark descends through a leaf
+ * sequencer).
  */
 class SubscribeTopologyChangeEndToEndTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Trim end to end (DESIGN §3.5) on the embedded cluster over real sockets: color {@code global} has
- * two shards (one attached to its child {@code left}), each on three replicas, so a trim must reach
- * six shard replicas on three nodes.
+ * Trim end to end (docs/architecture.md#trim) on the embedded cluster over real sockets: color
+ * {@code global} has two shards (one attached to its child {@code left}), each on three replicas,
+ * so a trim must reach six shard replicas on three nodes.
  */
 class TrimEndToEndTest {
   private static final int RECORDS = 20;

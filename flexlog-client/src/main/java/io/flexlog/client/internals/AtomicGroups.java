@@ -25,10 +25,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The atomic-group role: appends records to several colors, all or nothing (DESIGN §3.7). It stages
- * every member on every replica of a shard of the broker color, then commits the group; the
- * replicas forward each member to its color with the member's own token and answer GROUP_RESULT
- * with the SNs.
+ * The atomic-group role: appends records to several colors, all or nothing
+ * (docs/architecture.md#atomic-multi-color-append). It stages every member on every replica of a
+ * shard of the broker color, then commits the group; the replicas forward each member to its color
+ * with the member's own token and answer GROUP_RESULT with the SNs.
  *
  * <p>Outcomes: before any COMMIT_GROUP was sent a failure is typed and final (nothing can appear).
  * After it the group may appear, so only a definite answer ends it: GROUP_RESULT, every replica

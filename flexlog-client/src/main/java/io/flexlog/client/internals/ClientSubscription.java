@@ -25,8 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client subscription to a color (DESIGN §3.4): one {@link ShardStream} per shard in the color's
- * subtree, merged by a {@link SubscriptionMerger}, handed to the application through a queue.
+ * A client subscription to a color (docs/architecture.md#subscribe): one {@link ShardStream} per
+ * shard in the color's subtree, merged by a {@link SubscriptionMerger}, handed to the application
+ * through a queue.
  *
  * <p>Flow control: each shard gets a window of {@code windowBytes}. The client grants a replica
  * credit for the part of the window not taken by that shard's records that it holds (buffered for

@@ -12,18 +12,18 @@ import org.slf4j.LoggerFactory;
  * than its shard set and has not acted on yet ((topology version, mark SN) pairs, one per version),
  * the merge's hold they imply, and the topology refreshes they wait for.
  *
- * <p>Topology changes (DESIGN §3.4): when the color's subtree gains shards, the role of the color
- * takes a join mark {@code j} (every SN it gave before is below {@code j}, every SN a new shard can
- * hold is at or above it) and every replica of the old shards delivers it on its streams before any
- * record or progress at or above {@code j}. A mark of a topology newer than the subscription's
- * makes the merger hold every release at or above {@code j} at once; the subscription refreshes the
- * topology (again, every {@link ClientSubscription#MARK_RETRY_NS}, until the fetched topology is at
- * least the mark's version), opens a stream on every shard of the subtree it lacks, starting at
- * {@code j} (or at its own start, if later), and then lifts the hold: the enlarged merge releases
- * nothing at or above {@code j} before the new streams' progress passes it. Marks the
- * subscription's topology already covers (it was opened, or refreshed, after the change) are
- * ignored; a new stream opened below a shard's join mark is harmless, the shard has nothing of the
- * color there.
+ * <p>Topology changes (docs/architecture.md#subscribe): when the color's subtree gains shards, the
+ * role of the color takes a join mark {@code j} (every SN it gave before is below {@code j}, every
+ * SN a new shard can hold is at or above it) and every replica of the old shards delivers it on its
+ * streams before any record or progress at or above {@code j}. A mark of a topology newer than the
+ * subscription's makes the merger hold every release at or above {@code j} at once; the
+ * subscription refreshes the topology (again, every {@link ClientSubscription#MARK_RETRY_NS}, until
+ * the fetched topology is at least the mark's version), opens a stream on every shard of the
+ * subtree it lacks, starting at {@code j} (or at its own start, if later), and then lifts the hold:
+ * the enlarged merge releases nothing at or above {@code j} before the new streams' progress passes
+ * it. Marks the subscription's topology already covers (it was opened, or refreshed, after the
+ * change) are ignored; a new stream opened below a shard's join mark is harmless, the shard has
+ * nothing of the color there.
  *
  * <p>Threading: the client's event loop only.
  */

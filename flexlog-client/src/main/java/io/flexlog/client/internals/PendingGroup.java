@@ -12,8 +12,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One atomic append in flight (DESIGN §3.7): its members, which replicas of the broker shard
- * acknowledged each, and whether the group was committed. Loop-confined after construction.
+ * One atomic append in flight (docs/architecture.md#atomic-multi-color-append): its members, which
+ * replicas of the broker shard acknowledged each, and whether the group was committed.
+ * Loop-confined after construction.
  */
 final class PendingGroup extends InFlight {
   final long groupHigh;

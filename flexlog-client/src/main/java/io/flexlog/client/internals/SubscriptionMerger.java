@@ -4,7 +4,8 @@ import io.flexlog.client.LogRecord;
 import java.util.ArrayDeque;
 
 /**
- * Merges the per-shard streams of one subscription into one SN-ordered stream (DESIGN §3.4).
+ * Merges the per-shard streams of one subscription into one SN-ordered stream
+ * (docs/architecture.md#subscribe).
  *
  * <p>Each shard's stream delivers that shard's records of the color in increasing SN order, and a
  * progress: no record of the shard with an SN at or below it is still to come. A record is released
@@ -15,10 +16,11 @@ import java.util.ArrayDeque;
  * <p>A record whose SN was already released (the same record from two shards, or from a replica
  * re-sending after a failover) is dropped, as is one below the subscription's start.
  *
- * <p>Topology changes: when a color's subtree gains shards from a join mark {@code j} on (DESIGN
- * §3.4), the subscription calls {@link #holdFrom} with {@code j} as soon as the mark arrives, which
- * stops every release at or above {@code j}, then {@link #addShard} for each new shard once it
- * knows them, and finally lifts the hold. Records below {@code j} flow on meanwhile.
+ * <p>Topology changes: when a color's subtree gains shards from a join mark {@code j} on
+ * (docs/architecture.md#join-marks), the subscription calls {@link #holdFrom} with {@code j} as
+ * soon as the mark arrives, which stops every release at or above {@code j}, then {@link #addShard}
+ * for each new shard once it knows them, and finally lifts the hold. Records below {@code j} flow
+ * on meanwhile.
  *
  * <p>Threading: not thread-safe; owned by the client's event loop.
  */

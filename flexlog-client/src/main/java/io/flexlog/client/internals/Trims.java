@@ -16,11 +16,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The trim role (DESIGN §3.5): sends TRIM to every replica node of every shard in the color's
- * subtree and completes once each recorded the trim point durably, with the lowest trim point and
- * the highest tail they answered. A refusal from any node fails the trim with that node's typed
- * error (the nodes that accepted keep their trim point; trimming again at the same SN is harmless);
- * a node silent past the request timeout fails it with {@link FlexLogTimeoutException}.
+ * The trim role (docs/architecture.md#trim): sends TRIM to every replica node of every shard in the
+ * color's subtree and completes once each recorded the trim point durably, with the lowest trim
+ * point and the highest tail they answered. A refusal from any node fails the trim with that node's
+ * typed error (the nodes that accepted keep their trim point; trimming again at the same SN is
+ * harmless); a node silent past the request timeout fails it with {@link FlexLogTimeoutException}.
  *
  * <p>Threading: {@link #trim} may be called from any thread (it resolves the color there) and hands
  * the trim to the loop; everything else runs on the client's event loop.

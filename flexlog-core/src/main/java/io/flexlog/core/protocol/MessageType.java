@@ -29,7 +29,8 @@ public final class MessageType {
   /** Replica to sequencer, first frame: which replica node and shards this connection serves. */
   public static final byte HELLO = 11;
 
-  // Sequencer to sequencer (codes 20-29): the sequencer tree (DESIGN §3.1-§3.2).
+  // Sequencer to sequencer (codes 20-29): the sequencer tree
+  // (docs/architecture.md#ordering-in-the-sequencer-tree).
 
   /** Child sequencer to parent, first frame: which node and incarnation this connection serves. */
   public static final byte SEQUENCER_HELLO = 20;
@@ -46,7 +47,8 @@ public final class MessageType {
   /** Sequencer to replica: the HELLO is accepted; the sequencer process's incarnation. */
   public static final byte WELCOME = 24;
 
-  // Codes 12-19: subscriptions (DESIGN §3.4). The subscription id travels as the request id.
+  // Codes 12-19: subscriptions (docs/architecture.md#subscribe). The subscription id travels as the
+  // request id.
 
   /** Client to replica: stream the committed records of a color on one shard. */
   public static final byte SUBSCRIBE = 12;
@@ -69,7 +71,7 @@ public final class MessageType {
    */
   public static final byte TOPOLOGY_MARK = 17;
 
-  // Codes 30-39: atomic multi-color appends (DESIGN §3.7).
+  // Codes 30-39: atomic multi-color appends (docs/architecture.md#atomic-multi-color-append).
 
   /** Client to every replica of the broker shard: store one member of an atomic group. */
   public static final byte STAGE = 30;
@@ -83,7 +85,7 @@ public final class MessageType {
   /** Replica to client: every member of the group is committed; their SNs. */
   public static final byte GROUP_RESULT = 33;
 
-  // Codes 40-49: trim (DESIGN §3.5).
+  // Codes 40-49: trim (docs/architecture.md#trim).
 
   /** Client to every replica of a color's subtree: drop the color's records up to an SN. */
   public static final byte TRIM = 40;
@@ -91,7 +93,7 @@ public final class MessageType {
   /** Replica to client: the trim point is durable; the new trim point and the tail. */
   public static final byte TRIM_RESPONSE = 41;
 
-  // Codes 50-59: replica to replica synchronisation (DESIGN §3.8).
+  // Codes 50-59: replica to replica synchronisation (docs/architecture.md#token-sync).
 
   /** Replica to a peer replica of the same shard: which of these tokens have an SN there? */
   public static final byte TOKEN_SYNC = 50;

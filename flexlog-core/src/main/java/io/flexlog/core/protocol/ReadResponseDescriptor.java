@@ -5,7 +5,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * READ_RESPONSE body: the outcome of a READ on one replica (DESIGN §3.3).
+ * READ_RESPONSE body: the outcome of a READ on one replica
+ * (docs/architecture.md#read-hold-or-decide).
  *
  * <pre>
  *  +---------------+-----------------------------------------------+

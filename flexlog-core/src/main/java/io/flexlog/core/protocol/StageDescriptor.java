@@ -5,11 +5,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * STAGE body: one member of an atomic multi-color append (DESIGN §3.7), sent by the client to every
- * replica of the broker shard. The replica stores it durably without ordering it and answers
- * STAGE_ACK; the member reaches its target color only after a COMMIT_GROUP. The token is the one
- * the member will have in its target color; the target shard is chosen by the client from the token
- * and carried here so that every replica of the broker shard forwards to the same shard.
+ * STAGE body: one member of an atomic multi-color append
+ * (docs/architecture.md#atomic-multi-color-append), sent by the client to every replica of the
+ * broker shard. The replica stores it durably without ordering it and answers STAGE_ACK; the member
+ * reaches its target color only after a COMMIT_GROUP. The token is the one the member will have in
+ * its target color; the target shard is chosen by the client from the token and carried here so
+ * that every replica of the broker shard forwards to the same shard.
  *
  * <pre>
  *   0                   1                   2                   3

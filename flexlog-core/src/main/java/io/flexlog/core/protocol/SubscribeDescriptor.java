@@ -6,8 +6,9 @@ import io.netty.buffer.ByteBufAllocator;
 /**
  * SUBSCRIBE body: a client asks one replica to stream the committed records of a color that one
  * shard holds, in SN order, starting with the first record whose SN is {@code >= from sn}, then
- * live as records commit (DESIGN §3.4). The frame's request id is the subscription id, chosen by
- * the client and unique on its connection; every later frame of the subscription carries it.
+ * live as records commit (docs/architecture.md#subscribe). The frame's request id is the
+ * subscription id, chosen by the client and unique on its connection; every later frame of the
+ * subscription carries it.
  *
  * <pre>
  *   0                   1                   2                   3

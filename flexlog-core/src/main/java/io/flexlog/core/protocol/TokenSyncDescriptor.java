@@ -5,9 +5,10 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * TOKEN_SYNC body: a replica whose sequencer link came (back) up asks another replica of the same
- * shard which of its pending tokens already have an SN there (DESIGN §3.8). The incarnation is the
- * sequencer process the asker is now connected to: the peer answers only once it cannot receive an
- * ORDER_RESPONSE from an earlier process any more. The request id travels in the frame header.
+ * shard which of its pending tokens already have an SN there (docs/architecture.md#token-sync). The
+ * incarnation is the sequencer process the asker is now connected to: the peer answers only once it
+ * cannot receive an ORDER_RESPONSE from an earlier process any more. The request id travels in the
+ * frame header.
  *
  * <pre>
  *  +---------------------------------------------------------------+

@@ -6,9 +6,9 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * TOPOLOGY_MARK body: the shard set of a color's subtree grew (AddColor of a descendant with new
- * shards, DESIGN §3.4, §3.6). The role of the color took the <b>join mark</b> {@code markSn}, the
- * next SN it issues: every SN it issued before is below the mark, every SN it may give to a shard
- * of topology {@code version} that was not in the subtree before is at or above it.
+ * shards, docs/architecture.md#join-marks). The role of the color took the <b>join mark</b> {@code
+ * markSn}, the next SN it issues: every SN it issued before is below the mark, every SN it may give
+ * to a shard of topology {@code version} that was not in the subtree before is at or above it.
  *
  * <p>One layout on three hops, always on the FIFO connection that carries the color's watermarks,
  * so it arrives before any watermark that reaches the mark:

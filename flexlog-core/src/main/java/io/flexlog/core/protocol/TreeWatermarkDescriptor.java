@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBufAllocator;
  * TREE_WATERMARK body: a parent sequencer node tells a child that every SN {@code <= watermark} of
  * the color has been assigned, and that every RANGE_RESPONSE it owes the child for requests that
  * climbed through the tree edge {@code via color} with such an SN was sent before this frame on the
- * same connection (DESIGN §3.2, extended down the sequencer tree).
+ * same connection (docs/architecture.md#watermarks, extended down the sequencer tree).
  *
  * <pre>
  *  +---------------------------------------------------------------+

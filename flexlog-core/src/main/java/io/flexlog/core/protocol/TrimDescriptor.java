@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * TRIM body: client to every replica of every shard in a color's subtree; drop the color's records
- * at or below an SN (DESIGN §3.5).
+ * at or below an SN (docs/architecture.md#trim).
  *
  * <pre>
  *  +---------------------------------------------------------------+

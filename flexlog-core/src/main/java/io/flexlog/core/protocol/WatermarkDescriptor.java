@@ -6,7 +6,7 @@ import io.netty.buffer.ByteBufAllocator;
 /**
  * WATERMARK body: every SN {@code <= watermark} of the color has been assigned, and every
  * ORDER_RESPONSE carrying such an SN to this replica was sent before this frame on the same
- * connection (DESIGN §3.2).
+ * connection (docs/architecture.md#watermarks).
  *
  * <pre>
  *  +---------------------------------------------------------------+

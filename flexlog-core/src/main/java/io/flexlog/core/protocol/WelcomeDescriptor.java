@@ -6,8 +6,8 @@ import io.netty.buffer.ByteBufAllocator;
 /**
  * WELCOME body: a sequencer node's answer to a HELLO it accepted, sent before any watermark on the
  * connection. The incarnation identifies the sequencer process (its durable epoch at start, larger
- * after every restart), so replicas can tell whether two links reach the same process (DESIGN §3.8,
- * token sync).
+ * after every restart), so replicas can tell whether two links reach the same process
+ * (docs/architecture.md#token-sync, token sync).
  *
  * <pre>
  *  +---------------------------------------------------------------+

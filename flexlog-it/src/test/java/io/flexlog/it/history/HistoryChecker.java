@@ -14,7 +14,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Checks a {@link History} against FlexLog's guarantees (DESIGN §8) and lists every violation:
+ * Checks a {@link History} against FlexLog's guarantees
+ * (docs/architecture.md#how-the-invariants-are-checked) and lists every violation:
  *
  * <ol>
  *   <li>no two acknowledged appends of a color share an SN;

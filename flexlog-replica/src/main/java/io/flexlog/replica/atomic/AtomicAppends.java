@@ -16,9 +16,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The replica side of atomic multi-color appends (DESIGN §3.7, paper §6.4 Alg. 2), on a replica of
- * the broker shard S. The protocol, the client's outcome rules and the settings are also described
- * for users in {@code docs/atomic-append.md}.
+ * The replica side of atomic multi-color appends (docs/architecture.md#atomic-multi-color-append,
+ * paper §6.4 Alg. 2), on a replica of the broker shard S. The protocol, the client's outcome rules
+ * and the settings are also described for users in {@code docs/atomic-append.md}.
  *
  * <h2>Protocol</h2>
  *

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An accepted HELLO is answered with WELCOME, naming the sequencer process's incarnation; only
  * then does the engine synchronise and re-send the unassigned order requests of the link's shards
- * (DESIGN §3.8, see {@code TokenSync}; the sequencer deduplicates re-sent tokens).
+ * (docs/architecture.md#token-sync, see {@code TokenSync}; the sequencer deduplicates re-sent
+ * tokens).
  *
  * <p>Threading: runs on the engine's event loop; every method must be called on it.
  */

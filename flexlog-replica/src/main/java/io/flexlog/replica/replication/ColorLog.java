@@ -8,7 +8,8 @@ import java.util.Arrays;
 /**
  * What one shard replica knows about one color: its committed entries, the SNs the sequencer
  * assigned to this shard that are not committed here yet, and {@code committedThrough}, the largest
- * watermark through which every SN of this shard is committed here (DESIGN §3.2).
+ * watermark through which every SN of this shard is committed here
+ * (docs/architecture.md#watermarks).
  *
  * <p>A read of an SN at or below {@code committedThrough} that is not in the index is a hole; above
  * it, the replica cannot decide yet.
@@ -25,8 +26,9 @@ final class ColorLog {
   private long latestWatermark;
 
   /**
-   * Join marks (DESIGN §3.4) in arrival order: {@code (topology version, mark SN)} pairs. Mark
-   * number {@code markBase + i} is at index {@code i}; subscriptions count marks by that number.
+   * Join marks (docs/architecture.md#subscribe) in arrival order: {@code (topology version, mark
+   * SN)} pairs. Mark number {@code markBase + i} is at index {@code i}; subscriptions count marks
+   * by that number.
    */
   private long[] markVersions = new long[0];
 

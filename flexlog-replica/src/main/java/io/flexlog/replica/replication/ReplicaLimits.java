@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param dedupWindow how many committed tokens are remembered to answer retried appends
  * @param heartbeatInterval {@code subscribe.heartbeat-interval}: a subscription that sent nothing
  *     for this long gets a SUBSCRIBE_PROGRESS repeating its progress, so that its subscriber can
- *     tell an idle replica from a dead link (DESIGN §3.4)
+ *     tell an idle replica from a dead link (docs/architecture.md#subscribe)
  */
 public record ReplicaLimits(
     int maxRecordBytes, Duration readHold, int dedupWindow, Duration heartbeatInterval) {

@@ -24,13 +24,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replication protocol of one replica node (DESIGN §3.1–§3.3, paper Alg. 1), free of sockets
- * and threads: the node's adapter hands it every frame as an {@code onXxx(connection, frame)} call,
- * it decodes the frame's fields and drives the state machine of the frame's concern: {@link
- * AppendPath} (pending, order, commit, ack), {@link ReadPath} (hold or decide), {@link Trims},
- * {@link SubscriptionService}, {@link SyncPhase} with {@link TokenSync}, and {@link ShardLogs}
- * (watermarks and join marks). Replies are encoded by the {@link ReplicaPublisher}; the {@link
- * TurnConductor} ends each turn. See the package documentation for who talks to whom.
+ * The replication protocol of one replica node (docs/architecture.md#protocols, paper Alg. 1), free
+ * of sockets and threads: the node's adapter hands it every frame as an {@code onXxx(connection,
+ * frame)} call, it decodes the frame's fields and drives the state machine of the frame's concern:
+ * {@link AppendPath} (pending, order, commit, ack), {@link ReadPath} (hold or decide), {@link
+ * Trims}, {@link SubscriptionService}, {@link SyncPhase} with {@link TokenSync}, and {@link
+ * ShardLogs} (watermarks and join marks). Replies are encoded by the {@link ReplicaPublisher}; the
+ * {@link TurnConductor} ends each turn. See the package documentation for who talks to whom.
  *
  * <p>Threading: every method runs on the thread of the {@link ReplicaRuntime}, the node's event
  * loop; the network adapters call in from it.
@@ -97,17 +97,17 @@ public final class ReplicationEngine {
   }
 
   /**
-   * Lets the engine reach the other replicas of its shards, for the token sync of DESIGN §3.8.
-   * Without peers (tests of a single replica), pending tokens are re-requested at once when a
-   * sequencer link comes up.
+   * Lets the engine reach the other replicas of its shards, for the token sync of
+   * docs/architecture.md#token-sync. Without peers (tests of a single replica), pending tokens are
+   * re-requested at once when a sequencer link comes up.
    */
   public void attachPeers(PeerGateway peers) {
     sync.peers(peers);
   }
 
   /**
-   * Installs the atomic-append component (DESIGN §3.7). Call before {@link #recover()}, so that
-   * recovery hands it the staging entries.
+   * Installs the atomic-append component (docs/architecture.md#atomic-multi-color-append). Call
+   * before {@link #recover()}, so that recovery hands it the staging entries.
    */
   public void attachStaging(StagingHook hook) {
     this.staging = hook;

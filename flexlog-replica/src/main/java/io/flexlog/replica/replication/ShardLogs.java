@@ -140,11 +140,11 @@ final class ShardLogs {
   }
 
   /**
-   * A join mark from sequencer node {@code sequencerId} (DESIGN §3.4): the subtree of the color
-   * gained shards, whose records of the color all have SNs at or above the mark. Kept by every log
-   * of the color on the shards attached through that node (the connection that carries the color's
-   * watermarks to them, so the mark precedes every watermark that reaches it), and delivered by
-   * their subscriptions.
+   * A join mark from sequencer node {@code sequencerId} (docs/architecture.md#subscribe): the
+   * subtree of the color gained shards, whose records of the color all have SNs at or above the
+   * mark. Kept by every log of the color on the shards attached through that node (the connection
+   * that carries the color's watermarks to them, so the mark precedes every watermark that reaches
+   * it), and delivered by their subscriptions.
    */
   void onTopologyMark(int sequencerId, int colorId, long version, long markSn) {
     for (Shard shard : hostedShards.values()) {

@@ -3,9 +3,9 @@ package io.flexlog.replica.replication;
 import io.netty.buffer.ByteBuf;
 
 /**
- * What the replication engine hands to the atomic-append component (DESIGN §3.7, {@code
- * io.flexlog.replica.atomic}): log entries of the reserved staging color, the client frames of
- * atomic appends, and the end of every flush.
+ * What the replication engine hands to the atomic-append component
+ * (docs/architecture.md#atomic-multi-color-append, {@code io.flexlog.replica.atomic}): log entries
+ * of the reserved staging color, the client frames of atomic appends, and the end of every flush.
  *
  * <p>Entries of {@link #STAGING_COLOR_ID} are never records: the engine never indexes, orders,
  * reads, streams or watermarks them, and never treats them as pending appends. Threading: every

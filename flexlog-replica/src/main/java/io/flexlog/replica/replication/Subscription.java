@@ -1,8 +1,9 @@
 package io.flexlog.replica.replication;
 
 /**
- * One subscriber's stream of a color on one shard replica (DESIGN §3.4): where it stands, what it
- * may still receive, and what it was last told. Loop-confined, like the rest of the engine.
+ * One subscriber's stream of a color on one shard replica (docs/architecture.md#subscribe): where
+ * it stands, what it may still receive, and what it was last told. Loop-confined, like the rest of
+ * the engine.
  */
 final class Subscription {
   final Connection connection;

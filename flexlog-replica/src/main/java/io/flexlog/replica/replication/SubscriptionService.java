@@ -17,9 +17,9 @@ import java.util.Map;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
- * The replica's side of Subscribe (DESIGN §3.4): streams the committed records of a color on one
- * shard in SN order, from a starting SN, then live as {@code committedThrough} moves, with the
- * progress after each batch.
+ * The replica's side of Subscribe (docs/architecture.md#subscribe): streams the committed records
+ * of a color on one shard in SN order, from a starting SN, then live as {@code committedThrough}
+ * moves, with the progress after each batch.
  *
  * <p>Flow control: a subscription gets records only while it has credit (bytes, granted by the
  * subscriber as it consumes) and its connection is writable, and one pump sends at most {@link
@@ -39,12 +39,12 @@ import org.agrona.collections.Long2ObjectHashMap;
  *
  * <p>Topology changes: when a color's subtree gains shards, the color's role sends a join mark
  * {@code (topology version, mark SN)} on the connections that carry its watermarks, so it reaches
- * this replica before any watermark at or above the mark (DESIGN §3.4). Each subscription of the
- * color delivers every mark of its log as a TOPOLOGY_MARK frame before whatever else it sends next:
- * so before any record or progress at or above the mark, which is what lets the subscriber open
- * streams on the new shards before it releases an SN that one of them could hold. A subscription
- * also gets the marks kept from before it opened (its client may have an older topology); the
- * client ignores marks its topology already covers.
+ * this replica before any watermark at or above the mark (docs/architecture.md#subscribe). Each
+ * subscription of the color delivers every mark of its log as a TOPOLOGY_MARK frame before whatever
+ * else it sends next: so before any record or progress at or above the mark, which is what lets the
+ * subscriber open streams on the new shards before it releases an SN that one of them could hold. A
+ * subscription also gets the marks kept from before it opened (its client may have an older
+ * topology); the client ignores marks its topology already covers.
  *
  * <p>Heartbeats: one timer on the runtime ({@link #startHeartbeats}) calls {@link #heartbeatTick}
  * {@link #TICKS_PER_HEARTBEAT} times per heartbeat interval; a subscription that sent nothing
@@ -291,7 +291,7 @@ final class SubscriptionService {
     boolean marked = deliverMarks(s);
     long trimPoint = storage.trimPoint(log.colorId);
     if (s.nextSn <= trimPoint) {
-      s.nextSn = trimPoint + 1; // trimmed records are never served (DESIGN §3.5)
+      s.nextSn = trimPoint + 1; // trimmed records are never served (docs/architecture.md#trim)
     }
     long limit = log.committedThrough();
     SnIndex index = log.index;

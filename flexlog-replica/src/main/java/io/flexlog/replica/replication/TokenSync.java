@@ -9,8 +9,8 @@ import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
- * The token sync of DESIGN §3.8, the part of the sync phase that keeps the replicas of a shard from
- * committing one record at two SNs.
+ * The token sync of docs/architecture.md#token-sync, the part of the sync phase that keeps the
+ * replicas of a shard from committing one record at two SNs.
  *
  * <p>The hazard: a sequencer process assigns SN {@code x} to a token and dies while broadcasting
  * the ORDER_RESPONSE, so one replica commits {@code x} while another still holds the token as

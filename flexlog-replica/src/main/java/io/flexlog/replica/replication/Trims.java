@@ -10,11 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TRIM (DESIGN §3.5): records a color's trim point durably and answers TRIM_RESPONSE with the new
- * trim point and this replica's tail of the color. Refuses an unknown color, a color with no shard
- * on this node, and an SN beyond the tail: the largest SN of the color this replica knows to be
- * assigned, over its shards in the color's subtree (committed here, or covered by {@code
- * committedThrough}).
+ * TRIM (docs/architecture.md#trim): records a color's trim point durably and answers TRIM_RESPONSE
+ * with the new trim point and this replica's tail of the color. Refuses an unknown color, a color
+ * with no shard on this node, and an SN beyond the tail: the largest SN of the color this replica
+ * knows to be assigned, over its shards in the color's subtree (committed here, or covered by
+ * {@code committedThrough}).
  *
  * <p>Threading: the replica's event loop.
  */

@@ -3,7 +3,8 @@ package io.flexlog.replica.storage;
 import java.util.Locale;
 
 /**
- * What an acknowledged entry survives (DESIGN §4). Every benchmark names the mode it ran in.
+ * What an acknowledged entry survives (docs/architecture.md#storage). Every benchmark names the
+ * mode it ran in.
  *
  * <ul>
  *   <li>{@link #PMEM}: flushed to the persistence domain. On real PM/DAX that is the CPU cache

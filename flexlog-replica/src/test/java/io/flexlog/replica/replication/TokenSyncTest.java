@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The token sync of DESIGN §3.8 between the two replicas of one shard, driven frame by frame: a
- * sequencer process that dies while broadcasting an ORDER_RESPONSE must not make the shard commit
- * one record at two SNs once a new process (a larger incarnation) takes over.
+ * The token sync of docs/architecture.md#token-sync between the two replicas of one shard, driven
+ * frame by frame: a sequencer process that dies while broadcasting an ORDER_RESPONSE must not make
+ * the shard commit one record at two SNs once a new process (a larger incarnation) takes over.
  */
 class TokenSyncTest {
   private static final int SEQUENCER = 0;

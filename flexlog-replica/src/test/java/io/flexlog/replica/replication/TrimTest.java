@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Trim on one replica (DESIGN §3.5), frame by frame on an embedded event loop: TRIM records the
- * trim point durably, reads and subscriptions never serve what lies at or below it.
+ * Trim on one replica (docs/architecture.md#trim), frame by frame on an embedded event loop: TRIM
+ * records the trim point durably, reads and subscriptions never serve what lies at or below it.
  */
 class TrimTest {
   private static final int NODE = 1;

@@ -10,8 +10,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code flexlog trim}: drops a color's records up to an SN on every replica (DESIGN §3.5) and
- * prints the new trim point, head and tail.
+ * {@code flexlog trim}: drops a color's records up to an SN on every replica
+ * (docs/architecture.md#trim) and prints the new trim point, head and tail.
  */
 @Command(
     name = "trim",

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster metadata authority, run by the sequencer node that hosts the root color: holds the
- * current topology (durable in a {@link MetadataStore}), creates colors (DESIGN §3.6) and
- * distributes every new topology version to the nodes.
+ * current topology (durable in a {@link MetadataStore}), creates colors
+ * (docs/architecture.md#addcolor-and-topology-distribution) and distributes every new topology
+ * version to the nodes.
  *
  * <p>Distribution: nodes in this process register as {@linkplain #addLocalNode local nodes} and are
  * updated synchronously; nodes in other processes {@linkplain #watch watch} (the admin service's

@@ -4,7 +4,7 @@ import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Color;
 
 /**
- * What AddColor asks for (DESIGN §3.6).
+ * What AddColor asks for (docs/architecture.md#addcolor-and-topology-distribution).
  *
  * @param name the new color's name
  * @param parent the name of an existing color

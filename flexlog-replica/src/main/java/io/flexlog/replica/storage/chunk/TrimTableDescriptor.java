@@ -1,9 +1,10 @@
 package io.flexlog.replica.storage.chunk;
 
 /**
- * Layout of the trim table: the durable trim point of every trimmed color (DESIGN §3.5). It lives
- * in the llpl heap's root block ({@link ChunkTableDescriptor}) or, on the mapped engine, in the
- * file {@code trim-points.tbl}. Little-endian.
+ * Layout of the trim table: the durable trim point of every trimmed color
+ * (docs/architecture.md#trim). It lives in the llpl heap's root block ({@link
+ * ChunkTableDescriptor}) or, on the mapped engine, in the file {@code trim-points.tbl}.
+ * Little-endian.
  *
  * <pre>
  *   0                   1                   2                   3

@@ -30,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replica's storage as DESIGN §4 describes it: three tiers behind one {@link LogStorage}, read
- * in this order: an off-heap DRAM cache ({@link RecordCache}), the persistent-memory log (the llpl
- * or mapped engine), and SSD segments ({@link SegmentStore}).
+ * The replica's storage as docs/architecture.md#storage describes it: three tiers behind one {@link
+ * LogStorage}, read in this order: an off-heap DRAM cache ({@link RecordCache}), the
+ * persistent-memory log (the llpl or mapped engine), and SSD segments ({@link SegmentStore}).
  *
  * <ul>
  *   <li><b>Writes</b> go to PM (the durable copy) and into the cache. Commits and flushes are PM's.
