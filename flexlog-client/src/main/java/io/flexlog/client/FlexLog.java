@@ -67,7 +67,7 @@ public final class FlexLog implements AutoCloseable {
    *
    * @return the record's sequence number in the color
    * @throws io.flexlog.core.error.UnknownColorException if the color does not exist
-   * @throws io.flexlog.core.error.RecordTooLargeException if over the cluster's max.record.bytes
+   * @throws io.flexlog.core.error.RecordTooLargeException if over the cluster's max-record-bytes
    * @throws io.flexlog.core.error.FlexLogTimeoutException after delivery.timeout.ms; the outcome is
    *     unknown (the record may still appear, never twice)
    */
@@ -126,7 +126,7 @@ public final class FlexLog implements AutoCloseable {
    *     than 4096 records
    * @throws io.flexlog.core.error.UnknownColorException if a color (or the broker color) does not
    *     exist; nothing is staged then
-   * @throws io.flexlog.core.error.RecordTooLargeException naming the record over max.record.bytes
+   * @throws io.flexlog.core.error.RecordTooLargeException naming the record over max-record-bytes
    *     <p>Outcomes (see {@code docs/atomic-append.md}): until the group is committed, every
    *     failure is typed and final, and none of the records will appear. Once the client sent the
    *     commit to any replica, the group may appear, so it only ends with the SNs, with {@link

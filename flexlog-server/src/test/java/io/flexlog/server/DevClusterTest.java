@@ -101,7 +101,7 @@ class DevClusterTest {
     try (FlexLog log = client()) {
       assertThatThrownBy(() -> log.append("global", new byte[(1 << 20) + 1]))
           .isInstanceOf(RecordTooLargeException.class)
-          .hasMessageContaining("max.record.bytes");
+          .hasMessageContaining("max-record-bytes");
       long sn = log.append("global", new byte[1 << 20]);
       assertThat(log.read("global", sn).orElseThrow().payload()).hasSize(1 << 20);
     }

@@ -73,7 +73,7 @@ final class Appends {
         throw new RecordTooLargeException(
             "record of "
                 + payload.readableBytes()
-                + " bytes exceeds the cluster's max.record.bytes="
+                + " bytes exceeds the cluster's max-record-bytes="
                 + metadata.maxRecordBytes());
       }
       PendingAppend append =

@@ -131,7 +131,7 @@ final class PendingGroup extends InFlight {
               + color
               + "' has "
               + payload.length
-              + " bytes, over the cluster's max.record.bytes="
+              + " bytes, over the cluster's max-record-bytes="
               + maxRecordBytes);
     }
   }

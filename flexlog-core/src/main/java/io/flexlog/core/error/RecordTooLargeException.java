@@ -1,6 +1,6 @@
 package io.flexlog.core.error;
 
-/** The record is larger than the cluster's max.record.bytes; the connection stays usable. */
+/** The record is larger than the cluster's max-record-bytes; the connection stays usable. */
 public class RecordTooLargeException extends FlexLogException {
   private static final long serialVersionUID = 1L;
 

@@ -69,7 +69,7 @@ import java.util.function.Supplier;
  * commits only after every replica of S holds every member, any replica that got the COMMIT_GROUP
  * can finish alone, even if the client and every other replica fail. The one exception is a member
  * whose forward fails permanently (see above): since STAGE validates every member, that needs a
- * target replica refusing what this replica accepted (e.g. a smaller max.record.bytes there).
+ * target replica refusing what this replica accepted (e.g. a smaller max-record-bytes there).
  *
  * <h2>Roles</h2>
  *

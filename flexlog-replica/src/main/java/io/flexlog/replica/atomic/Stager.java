@@ -157,7 +157,7 @@ final class Stager {
               + StageDescriptor.memberIndex(frame)
               + " of "
               + StageDescriptor.payloadLength(frame)
-              + " bytes exceeds max.record.bytes="
+              + " bytes exceeds max-record-bytes="
               + limits.maxRecordBytes();
     }
     if (refusal != null) {

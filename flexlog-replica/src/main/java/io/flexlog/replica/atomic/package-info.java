@@ -49,7 +49,7 @@
  * <h2>Failures</h2>
  *
  * <ul>
- *   <li>The client gone before COMMIT_GROUP: the group is aborted {@code atomic.abandon-after}
+ *   <li>The client gone before COMMIT_GROUP: the group is aborted {@code atomic-abandon-after-ms}
  *       after its last STAGE and its entries are reclaimed; nothing of it ever appears.
  *   <li>A replica restart: a group with END and no DONE is forwarded again with the same tokens
  *       (targets and sequencers deduplicate by token, so each member is placed once); a group with
@@ -57,15 +57,16 @@
  *       new abandon timeout.
  *   <li>A target that refuses or cannot be reached: lost connections and NOT_READY, STORAGE_FULL,
  *       INTERNAL, or an unknown color or shard this replica still knows, are retried with capped
- *       exponential backoff ({@code atomic.forward-retry}, {@code atomic.forward-retry-max});
+ *       exponential backoff ({@code atomic-forward-retry-ms}, {@code atomic-forward-retry-max-ms});
  *       RECORD_TOO_LARGE, INVALID_ARGUMENT, PROTOCOL, or a target gone from this replica's
  *       topology, fail the member for good: logged, counted in {@code
  *       flexlog.replica.atomic.forward.failures}, recorded in DONE, answered with
  *       ATOMIC_MEMBER_FAILED.
  *   <li>A full log: a member that does not fit gets STORAGE_FULL; END that does not fit too; an
  *       ABORTED that does not fit is tried again on the next tick.
- *   <li>A late COMMIT_GROUP for a group forgotten after {@code atomic.result-retention} (or beyond
- *       {@code atomic.result-retention-count}) gets ATOMIC_OUTCOME_UNKNOWN, never a second forward.
+ *   <li>A late COMMIT_GROUP for a group forgotten after {@code atomic-result-retention-ms} (or
+ *       beyond {@code atomic-result-retention-count}) gets ATOMIC_OUTCOME_UNKNOWN, never a second
+ *       forward.
  * </ul>
  *
  * <p>Threading: everything here runs on the replica node's one event loop and is not thread-safe;

@@ -162,7 +162,7 @@ final class AppendPath {
           c,
           requestId,
           ErrorCode.RECORD_TOO_LARGE,
-          "record of " + length + " bytes exceeds max.record.bytes=" + limits.maxRecordBytes());
+          "record of " + length + " bytes exceeds max-record-bytes=" + limits.maxRecordBytes());
       return false;
     }
     return true;

@@ -26,7 +26,7 @@ public record ReplicaLimits(
 
   public ReplicaLimits {
     if (maxRecordBytes <= 0) {
-      throw new IllegalArgumentException("max.record.bytes must be > 0: " + maxRecordBytes);
+      throw new IllegalArgumentException("max-record-bytes must be > 0: " + maxRecordBytes);
     }
     if (readHold.isNegative() || readHold.isZero()) {
       throw new IllegalArgumentException("read.hold must be > 0: " + readHold);

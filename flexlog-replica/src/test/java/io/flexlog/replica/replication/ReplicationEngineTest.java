@@ -380,7 +380,7 @@ class ReplicationEngineTest {
     append(7, 1, "this payload is longer than sixteen bytes");
     ByteBuf error = nextFrame();
     assertThat(ErrorDescriptor.code(error)).isEqualTo(ErrorCode.RECORD_TOO_LARGE);
-    assertThat(ErrorDescriptor.message(error)).contains("max.record.bytes=16");
+    assertThat(ErrorDescriptor.message(error)).contains("max-record-bytes=16");
     error.release();
 
     ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, 5, 42, 1);
