@@ -90,6 +90,7 @@ class DataPathSimulationTest {
 
   private static final class Totals {
     long acked;
+    long groups;
     long drops;
     long crashes;
   }
@@ -107,6 +108,7 @@ class DataPathSimulationTest {
       SimWorld world = new SimWorld(seed, faults, enforced);
       world.run(STEPS);
       totals.acked += world.operationsAcked();
+      totals.groups += world.groupsAcked();
       totals.drops += world.network.drops;
       totals.crashes += world.crashes;
       steps += world.steps;
@@ -118,7 +120,7 @@ class DataPathSimulationTest {
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.printf(
         "data-path simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s, %.0f steps/s),"
-            + " %d appends acknowledged, %d connection losses, %d crashes;"
+            + " %d appends and %d atomic groups acknowledged, %d connection losses, %d crashes;"
             + " seeds violating a counted invariant: %s (first seeds: %s)%n",
         faults,
         seeds.length,
@@ -127,6 +129,7 @@ class DataPathSimulationTest {
         seeds.length / seconds,
         steps / seconds,
         totals.acked,
+        totals.groups,
         totals.drops,
         totals.crashes,
         seedsViolating,

@@ -19,6 +19,8 @@ enum Invariant {
   OPERATIONS_COMPLETE,
   /** Once healed, every subscriber delivers every record acknowledged in its color. */
   SUBSCRIBERS_COMPLETE,
+  /** Once healed, an atomic group's members are all stored or none is (whatever the client saw). */
+  ATOMIC_ALL_OR_NOTHING,
   /** Once healed, every replica still holds every record it acknowledged, at the same SN. */
   ACKS_DURABLE
 }

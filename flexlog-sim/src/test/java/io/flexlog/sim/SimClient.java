@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -62,6 +63,10 @@ final class SimClient implements SimLink.Endpoint, SimClock.Owner {
 
   CompletableFuture<Long> append(String color, byte[] payload) {
     return bridge.append(color, payload);
+  }
+
+  CompletableFuture<Map<String, long[]>> appendAtomically(Map<String, List<byte[]>> records) {
+    return bridge.appendAtomically(records);
   }
 
   CompletableFuture<Optional<LogRecord>> read(String color, long sn) {

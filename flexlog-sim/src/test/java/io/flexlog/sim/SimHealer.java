@@ -52,6 +52,7 @@ final class SimHealer {
       }
     }
     new SimAuditor(world).auditAll();
+    operations.checkGroups();
   }
 
   /**

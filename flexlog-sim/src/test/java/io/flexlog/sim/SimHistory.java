@@ -119,8 +119,12 @@ final class SimHistory {
     observe(at, payload, "a read");
   }
 
+  /** Every payload some observer saw stored (acknowledged, read or delivered). */
+  final java.util.Set<String> stored = new java.util.HashSet<>();
+
   /** A record reached some observer: no SN of a color ever holds two records. */
   void observe(ColorSn at, String payload, String who) {
+    stored.add(payload);
     String before = records.putIfAbsent(at, payload);
     if (before != null && !before.equals(payload)) {
       world.fail(

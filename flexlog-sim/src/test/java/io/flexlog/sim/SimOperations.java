@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionException;
 final class SimOperations {
   private record Op(
       boolean append,
+      List<String> members,
       int colorId,
       long sn,
       String payload,
@@ -31,6 +32,12 @@ final class SimOperations {
   private final List<Op> inFlight = new ArrayList<>();
   private final Map<String, Integer> failures = new TreeMap<>();
   private long appendCount;
+  private long groupCount;
+  long groupsAcked;
+
+  /** Every group's members, for the all-or-nothing check at the end. */
+  final List<List<String>> groups = new ArrayList<>();
+
   long acked;
   private long readCount;
   private long readsDone;
@@ -47,7 +54,27 @@ final class SimOperations {
     world.trace.note(client + " appends " + payload + " to " + color.name());
     CompletableFuture<Long> future =
         client.append(color.name(), payload.getBytes(StandardCharsets.UTF_8));
-    inFlight.add(new Op(true, color.id(), Sn.NONE, payload, false, future));
+    inFlight.add(new Op(true, null, color.id(), Sn.NONE, payload, false, future));
+  }
+
+  /** An atomic group of two or three members over one or two colors. */
+  void appendGroup() {
+    SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));
+    List<Color> colors = world.topology.colors();
+    Map<String, List<byte[]>> records = new java.util.LinkedHashMap<>();
+    List<String> members = new ArrayList<>();
+    long group = ++groupCount;
+    int size = 2 + world.random.nextInt(2);
+    for (int i = 0; i < size; i++) {
+      Color color = colors.get(world.random.nextInt(colors.size()));
+      String payload = "s" + world.seed + "-g" + group + "-" + i + "-" + color.name();
+      records
+          .computeIfAbsent(color.name(), k -> new ArrayList<>())
+          .add(payload.getBytes(StandardCharsets.UTF_8));
+      members.add(payload);
+    }
+    world.trace.note(client + " appends group " + members);
+    inFlight.add(new Op(true, members, -1, Sn.NONE, null, false, client.appendAtomically(records)));
   }
 
   /** Reads an acknowledged record, or now and then an SN nobody was told about. */
@@ -67,7 +94,8 @@ final class SimOperations {
         world.history.acked.containsKey(new SimHistory.ColorSn(target.colorId(), sn));
     world.trace.note(client + " reads " + color + " " + Sn.describe(sn));
     readCount++;
-    inFlight.add(new Op(false, target.colorId(), sn, null, ackedAtStart, client.read(color, sn)));
+    inFlight.add(
+        new Op(false, null, target.colorId(), sn, null, ackedAtStart, client.read(color, sn)));
   }
 
   /** Hands every completed operation to the history. */
@@ -88,7 +116,20 @@ final class SimOperations {
         world.trace.note((op.append ? "append " + op.payload : "read") + " failed: " + cause);
         continue;
       }
-      if (op.append) {
+      if (op.members != null) {
+        groups.add(op.members);
+        @SuppressWarnings("unchecked")
+        Map<String, long[]> sns = (Map<String, long[]>) result;
+        groupsAcked++;
+        world.trace.note("group " + op.members + " acknowledged");
+        Map<String, Integer> next = new TreeMap<>();
+        for (String member : op.members) {
+          String color = member.substring(member.lastIndexOf('-') + 1);
+          int index = next.merge(color, 1, Integer::sum) - 1;
+          int colorId = world.topology.color(color).orElseThrow().id();
+          world.history.onAcked(colorId, sns.get(color)[index], member);
+        }
+      } else if (op.append) {
         long sn = (Long) result;
         acked++;
         world.trace.note("append " + op.payload + " acknowledged at " + Sn.describe(sn));
@@ -113,6 +154,18 @@ final class SimOperations {
     }
   }
 
+  /** Once healed: each group's members were all stored or none was. */
+  void checkGroups() {
+    for (List<String> members : groups) {
+      long stored = members.stream().filter(world.history.stored::contains).count();
+      if (stored != 0 && stored != members.size()) {
+        world.fail(
+            Invariant.ATOMIC_ALL_OR_NOTHING,
+            "group " + members + ": only " + stored + " of " + members.size() + " members stored");
+      }
+    }
+  }
+
   boolean settled() {
     return inFlight.isEmpty();
   }
@@ -125,6 +178,10 @@ final class SimOperations {
     return appendCount
         + " appends ("
         + acked
+        + " acknowledged), "
+        + groupCount
+        + " atomic groups ("
+        + groupsAcked
         + " acknowledged), "
         + readCount
         + " reads ("

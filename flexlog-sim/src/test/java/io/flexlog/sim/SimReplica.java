@@ -8,9 +8,11 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.HelloDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.replica.atomic.AtomicAppends;
+import io.flexlog.replica.atomic.AtomicConfig;
+import io.flexlog.replica.atomic.ForwardTransport;
 import io.flexlog.replica.node.ReplicaAdapter;
 import io.flexlog.replica.replication.OrderRequestBatch;
-import io.flexlog.replica.replication.PeerGateway;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicaRuntime;
 import io.flexlog.replica.replication.ReplicationEngine;
@@ -29,10 +31,11 @@ import java.util.TreeMap;
 
 /**
  * A replica node in the simulation: the production {@link ReplicationEngine} behind the production
- * {@link ReplicaAdapter}, on a simulated event loop and virtual time, over a real log (the mapped
- * engine in {@code process} durability, on a file that outlives the process). A crash loses the
- * process's memory, timers and connections; the log file stays, and the next incarnation recovers
- * from it as a restarted node does.
+ * {@link ReplicaAdapter}, with the production atomic-append component ({@link AtomicAppends}), on a
+ * simulated event loop and virtual time, over a real log (the mapped engine in {@code process}
+ * durability, on a file that outlives the process). A crash loses the process's memory, timers and
+ * connections; the log file stays, and the next incarnation recovers from it as a restarted node
+ * does.
  *
  * <p>The links to sequencer nodes speak as {@code SequencerLink} does: HELLO with the shards that
  * node orders for, then every frame in arrival order to the inbound adapter.
@@ -95,6 +98,7 @@ final class SimReplica {
     final int incarnation;
     final LogStorage storage;
     final ReplicationEngine engine;
+    private final AtomicAppends atomic;
     private final ReplicaAdapter inbound;
     final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
 
@@ -120,15 +124,20 @@ final class SimReplica {
               new Sequencers(),
               this,
               world.meters);
-      engine.attachPeers(new Peers());
-      this.inbound =
-          new ReplicaAdapter(
+      Peers peers = new Peers();
+      this.atomic =
+          new AtomicAppends(
+              id,
               engine,
-              frame ->
-                  world.fail(
-                      name()
-                          + " got a peer answer without an atomic component: "
-                          + SimLink.describe(frame)));
+              storage,
+              ReplicaLimits.defaults(),
+              this,
+              peers,
+              AtomicConfig.defaults(),
+              world.meters);
+      engine.attachPeers(peers);
+      engine.attachStaging(atomic);
+      this.inbound = new ReplicaAdapter(engine, atomic::onPeerFrame);
     }
 
     /** Our connection to sequencer node {@code sequencerId} is up: say HELLO. */
@@ -258,7 +267,7 @@ final class SimReplica {
     }
 
     /** Frames to other replica nodes, on a connection opened on first use (if the peer is up). */
-    private final class Peers implements PeerGateway {
+    private final class Peers implements ForwardTransport {
       @Override
       public void send(int nodeId, ByteBuf frame) {
         SimLink.End end = peers.get(nodeId);

@@ -218,8 +218,10 @@ final class SimWorld {
       network.deliverSome(random);
     } else if (roll < 60) {
       runSomeTurn();
-    } else if (roll < 70) {
+    } else if (roll < 68) {
       operations.append();
+    } else if (roll < 70) {
+      operations.appendGroup();
     } else if (roll < 74) {
       operations.read();
     } else if (roll < 80) {
@@ -468,6 +470,10 @@ final class SimWorld {
 
   long operationsAcked() {
     return operations.acked;
+  }
+
+  long groupsAcked() {
+    return operations.groupsAcked;
   }
 
   String summary() {

@@ -8,6 +8,8 @@ import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -99,6 +101,12 @@ public final class SimClientBridge {
 
   public CompletableFuture<Long> append(String color, byte[] payload) {
     return roles.appends.append(color, null, Unpooled.wrappedBuffer(payload));
+  }
+
+  /** Appends to several colors, all or nothing: SNs per color, in the order of its list. */
+  public CompletableFuture<Map<String, long[]>> appendAtomically(
+      Map<String, List<byte[]>> records) {
+    return roles.groups.appendAtomically(records);
   }
 
   public CompletableFuture<Optional<LogRecord>> read(String color, long sn) {
