@@ -1,6 +1,7 @@
 package io.flexlog.sequencer;
 
 import io.flexlog.core.util.DurableFiles;
+import io.flexlog.sequencer.ordering.NodeEpochs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

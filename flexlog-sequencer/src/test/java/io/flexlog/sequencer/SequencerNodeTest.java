@@ -19,6 +19,7 @@ import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.sequencer.RawFrameClient.Entry;
+import io.flexlog.sequencer.ordering.SequencerMetrics;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;

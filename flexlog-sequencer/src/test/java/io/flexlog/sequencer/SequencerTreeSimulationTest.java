@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import io.flexlog.sequencer.TreeSimulation.Faults;
+import io.flexlog.sequencer.net.SequencerChannelHandler;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -14,6 +14,7 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.sequencer.RawFrameClient.Entry;
+import io.flexlog.sequencer.ordering.SequencerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;

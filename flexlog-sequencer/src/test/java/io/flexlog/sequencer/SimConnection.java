@@ -1,6 +1,10 @@
 package io.flexlog.sequencer;
 
 import io.flexlog.core.protocol.FrameDecoder;
+import io.flexlog.sequencer.net.SequencerChannelHandler;
+import io.flexlog.sequencer.ordering.Outbound;
+import io.flexlog.sequencer.ordering.PeerLink;
+import io.flexlog.sequencer.ordering.SequencerInbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;

@@ -1,6 +1,10 @@
 package io.flexlog.sequencer;
 
 import io.flexlog.core.model.Topology;
+import io.flexlog.sequencer.ordering.NodeEpochs;
+import io.flexlog.sequencer.ordering.NodeRuntime;
+import io.flexlog.sequencer.ordering.OrderingService;
+import io.flexlog.sequencer.ordering.SequencerMetrics;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.ArrayDeque;
 import java.util.LinkedHashSet;

@@ -11,6 +11,7 @@ import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.protocol.WelcomeDescriptor;
+import io.flexlog.sequencer.ordering.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.Frames;
+import io.flexlog.sequencer.ordering.OrderingService;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;

@@ -6,7 +6,7 @@ import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.replica.replication.Connection;
-import io.flexlog.sequencer.Outbound;
+import io.flexlog.sequencer.ordering.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

@@ -1,9 +1,0 @@
-package io.flexlog.sequencer;
-
-/**
- * A node's durable epoch: the current one (new roles start in it) and the next ones. {@link
- * EpochStore} keeps it in a file; the simulations keep it in memory that survives their crashes.
- */
-public interface NodeEpochs extends EpochSource {
-  int current();
-}

@@ -1,6 +1,0 @@
-package io.flexlog.sequencer;
-
-import io.flexlog.core.error.ErrorCode;
-
-/** Why a well-formed request was refused: answered with an ERROR frame, the connection stays. */
-record Rejection(ErrorCode code, String message) {}

@@ -1,0 +1,177 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
+import io.flexlog.core.protocol.TreeWatermarkDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+
+/**
+ * Encodes the frames a sequencer sends down (ORDER_RESPONSE and WATERMARK to replicas,
+ * TREE_WATERMARK to child nodes) and writes them to connections. A frame for several replicas is
+ * encoded once into a pooled buffer and written to every target as a retained duplicate (no
+ * copies); writes are not flushed until {@link #flushDirty}, so a connection gets one flush (one
+ * syscall) per event-loop turn.
+ *
+ * <p>Ordering: frames reach one connection in the order they are written here (FIFO), which is what
+ * lets a watermark cover the responses written before it.
+ *
+ * <p>Threading: owned by the node's event loop.
+ */
+final class Broadcaster {
+  private final ByteBufAllocator alloc;
+  private final ReplicaRegistry registry;
+  private final ArrayList<PeerLink> dirty = new ArrayList<>();
+  private long watermarkStamp;
+
+  Broadcaster(ByteBufAllocator alloc, ReplicaRegistry registry) {
+    this.alloc = alloc;
+    this.registry = registry;
+  }
+
+  ByteBufAllocator alloc() {
+    return alloc;
+  }
+
+  /**
+   * Writes, per shard slot of the batch, one ORDER_RESPONSE with the batch's assigned entries to
+   * every registered replica of that shard. Entries without an SN are skipped.
+   */
+  void writeResponses(int colorId, ShardSlots slots, ColorBatch batch) {
+    for (int k = 0; k < batch.activeSlotCount(); k++) {
+      int slot = batch.activeSlot(k);
+      ShardTargets targets = registry.targets(slots.shardId(slot));
+      if (targets != null && hasLinks(targets)) {
+        writeResponse(colorId, targets, batch, slot);
+      }
+    }
+  }
+
+  private void writeResponse(int colorId, ShardTargets targets, ColorBatch batch, int slot) {
+    int count = 0;
+    for (int j = 0; j < batch.entryCount(slot); j++) {
+      if (batch.sn(batch.entry(slot, j)) > 0) {
+        count++;
+      }
+    }
+    if (count == 0) {
+      return;
+    }
+    ByteBuf frame =
+        OrderResponseDescriptor.encodeHeader(alloc, colorId, targets.shard().id(), count);
+    try {
+      for (int j = 0; j < batch.entryCount(slot); j++) {
+        int e = batch.entry(slot, j);
+        if (batch.sn(e) > 0) {
+          OrderResponseDescriptor.writeEntry(frame, batch.hi(e), batch.lo(e), batch.sn(e));
+        }
+      }
+      for (int p = 0; p < targets.capacity(); p++) {
+        PeerLink link = targets.link(p);
+        if (link != null) {
+          write(link, frame.retainedDuplicate());
+        }
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  /**
+   * Writes one WATERMARK of the color to every connection registered for one of the shards of
+   * {@code slots}, once per connection even when it serves several of them.
+   */
+  void writeWatermark(int colorId, long watermark, ShardSlots slots) {
+    long stamp = ++watermarkStamp;
+    ByteBuf frame = WatermarkDescriptor.encode(alloc, colorId, watermark);
+    try {
+      for (int slot = 0; slot < slots.shardCount(); slot++) {
+        ShardTargets targets = registry.targets(slots.shardId(slot));
+        if (targets == null) {
+          continue;
+        }
+        for (int p = 0; p < targets.capacity(); p++) {
+          PeerLink link = targets.link(p);
+          if (link != null && link.claimWatermark(stamp)) {
+            write(link, frame.retainedDuplicate());
+          }
+        }
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  /**
+   * Writes one TOPOLOGY_MARK of the color to every connection registered for one of the first
+   * {@code slotCount} shards of {@code slots} (those in the subtree before the change), once per
+   * connection, like {@link #writeWatermark(int, long, ShardSlots)}: so it travels behind every
+   * response and watermark written before it (docs/architecture.md#subscribe).
+   */
+  void writeMark(int colorId, long topologyVersion, long markSn, ShardSlots slots, int slotCount) {
+    long stamp = ++watermarkStamp;
+    ByteBuf frame =
+        TopologyMarkDescriptor.encode(alloc, 0L, colorId, colorId, topologyVersion, markSn);
+    try {
+      for (int slot = 0; slot < slotCount; slot++) {
+        ShardTargets targets = registry.targets(slots.shardId(slot));
+        if (targets == null) {
+          continue;
+        }
+        for (int p = 0; p < targets.capacity(); p++) {
+          PeerLink link = targets.link(p);
+          if (link != null && link.claimWatermark(stamp)) {
+            write(link, frame.retainedDuplicate());
+          }
+        }
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  /** Writes a TOPOLOGY_MARK down the edge {@code viaColorId} to a child node's connection. */
+  void writeTreeMark(
+      PeerLink child, int colorId, int viaColorId, long topologyVersion, long markSn) {
+    write(
+        child,
+        TopologyMarkDescriptor.encode(alloc, 0L, colorId, viaColorId, topologyVersion, markSn));
+  }
+
+  /** Writes a color's watermark to one replica connection (catch-up after its HELLO). */
+  void writeWatermark(PeerLink link, int colorId, long watermark) {
+    write(link, WatermarkDescriptor.encode(alloc, colorId, watermark));
+  }
+
+  /** Writes a TREE_WATERMARK down the edge {@code viaColorId} to a child node's connection. */
+  void writeTreeWatermark(PeerLink child, int colorId, int viaColorId, long watermark) {
+    write(child, TreeWatermarkDescriptor.encode(alloc, colorId, viaColorId, watermark));
+  }
+
+  /** Writes a frame to one connection without flushing; takes ownership of {@code frame}. */
+  void write(PeerLink link, ByteBuf frame) {
+    link.out().write(frame);
+    if (link.markDirty()) {
+      dirty.add(link);
+    }
+  }
+
+  /** Flushes every connection written to since the last call, once each. */
+  void flushDirty() {
+    for (int i = 0; i < dirty.size(); i++) {
+      dirty.get(i).flush();
+    }
+    dirty.clear();
+  }
+
+  private static boolean hasLinks(ShardTargets targets) {
+    for (int p = 0; p < targets.capacity(); p++) {
+      if (targets.link(p) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,81 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.protocol.TopologyMarkDescriptor;
+
+/**
+ * What a replica that just registered (HELLO) must hear before anything else: for every color its
+ * shards order or forward through this node, the join marks it may have missed and the current
+ * watermark, so that a restarted replica's held reads and subscriptions can decide again.
+ *
+ * <p>Threading: owned by the node's event loop, like the {@link OrderingService} that calls it.
+ */
+final class CatchUp {
+  private final OrderingTables tables;
+  private final Broadcaster broadcaster;
+
+  CatchUp(OrderingTables tables, Broadcaster broadcaster) {
+    this.tables = tables;
+    this.broadcaster = broadcaster;
+  }
+
+  /**
+   * Writes the catch-up for a replica that registered {@code shardIds}: the watermark of every
+   * color its shards use here, each behind the join marks it may have missed.
+   *
+   * @return whether anything was written (the caller then ends the turn to flush it)
+   */
+  boolean write(PeerLink link, int[] shardIds) {
+    boolean wrote = false;
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      if (coversAny(hosted.role, shardIds)) {
+        JoinMarks marks = hosted.marks;
+        for (int i = 0; i < marks.count(); i++) {
+          if (coversAny(hosted.role, marks.slotsBefore(i), shardIds)) {
+            writeMark(link, hosted.role.colorId(), marks, i);
+          }
+        }
+        broadcaster.writeWatermark(link, hosted.role.colorId(), hosted.role.watermark());
+        wrote = true;
+      }
+    }
+    for (ForwardRoute route : tables.routes()) {
+      long watermark = route.catchUpWatermark();
+      if (watermark > 0 && coversAny(route, shardIds)) {
+        // Slots are judged now: the route may have gained shards since the mark came down.
+        JoinMarks marks = tables.marksVia(route.colorId(), route.exitColorId());
+        for (int i = 0; i < marks.count(); i++) {
+          if (coversAny(route, route.slotsBefore(marks.version(i)), shardIds)) {
+            writeMark(link, route.colorId(), marks, i);
+          }
+        }
+        broadcaster.writeWatermark(link, route.colorId(), watermark);
+        wrote = true;
+      }
+    }
+    return wrote;
+  }
+
+  // A join mark a (re)connected replica of a shard that was in the subtree before may have missed
+  // (a restarted replica lost the marks it kept), written ahead of its catch-up watermark.
+  private void writeMark(PeerLink link, int colorId, JoinMarks marks, int i) {
+    broadcaster.write(
+        link,
+        TopologyMarkDescriptor.encode(
+            broadcaster.alloc(), 0L, colorId, colorId, marks.version(i), marks.sn(i)));
+  }
+
+  private static boolean coversAny(ShardSlots slots, int[] shardIds) {
+    return coversAny(slots, slots.shardCount(), shardIds);
+  }
+
+  private static boolean coversAny(ShardSlots slots, int slotCount, int[] shardIds) {
+    for (int slot = 0; slot < slotCount; slot++) {
+      for (int shardId : shardIds) {
+        if (slots.shardId(slot) == shardId) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,82 @@
+package io.flexlog.sequencer.ordering;
+
+import java.util.Arrays;
+
+/**
+ * Range requests from child sequencer nodes gathered for one color: who asked (child node id and
+ * incarnation), under which request id, for how many SNs, and once known the first SN of the range
+ * each was given. Arrival order is kept, because ranges are handed out in that order.
+ *
+ * <p>Primitive arrays reused across turns and grown by doubling. Not thread-safe: owned by the
+ * node's event loop.
+ */
+final class ChildParts {
+  private int[] nodes = new int[8];
+  private int[] incarnations = new int[8];
+  private long[] requestIds = new long[8];
+  private int[] counts = new int[8];
+  private long[] firstSns = new long[8];
+  private int size;
+  private long total;
+
+  void add(int childNodeId, int incarnation, long requestId, int count) {
+    if (size == nodes.length) {
+      int grown = size * 2;
+      nodes = Arrays.copyOf(nodes, grown);
+      incarnations = Arrays.copyOf(incarnations, grown);
+      requestIds = Arrays.copyOf(requestIds, grown);
+      counts = Arrays.copyOf(counts, grown);
+      firstSns = Arrays.copyOf(firstSns, grown);
+    }
+    nodes[size] = childNodeId;
+    incarnations[size] = incarnation;
+    requestIds[size] = requestId;
+    counts[size] = count;
+    firstSns[size] = 0L;
+    size++;
+    total += count;
+  }
+
+  int size() {
+    return size;
+  }
+
+  boolean isEmpty() {
+    return size == 0;
+  }
+
+  /** The sum of the counts of every part. */
+  long totalCount() {
+    return total;
+  }
+
+  int node(int i) {
+    return nodes[i];
+  }
+
+  int incarnation(int i) {
+    return incarnations[i];
+  }
+
+  long requestId(int i) {
+    return requestIds[i];
+  }
+
+  int count(int i) {
+    return counts[i];
+  }
+
+  /** The first SN of part {@code i}'s range, 0 until {@link #assign} gave it one. */
+  long firstSn(int i) {
+    return firstSns[i];
+  }
+
+  void assign(int i, long firstSn) {
+    firstSns[i] = firstSn;
+  }
+
+  void clear() {
+    size = 0;
+    total = 0;
+  }
+}

@@ -1,0 +1,238 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.util.TokenLongMap;
+import java.util.Arrays;
+import java.util.List;
+import org.agrona.collections.Int2IntHashMap;
+
+/**
+ * The ordering authority of one color hosted by this node: an epoch, a 32-bit counter, the token
+ * deduplication window and the batch of the current event-loop turn (paper Alg. 1, lines 28-39).
+ *
+ * <p>Life of a token: {@link #offer} either adds it to the batch (and marks it pending in the dedup
+ * window), reports it as already pending, or returns the SN it was given earlier. Range requests of
+ * child sequencer nodes join the turn through {@link #offerRange} (their deduplication happens per
+ * child, see {@link ChildRegistry}). At the end of the turn {@link #assignBatch} gives every
+ * batched token the next SN in arrival order, then every range its {@code n} next SNs. SNs of one
+ * role strictly increase; when the counter would pass {@code maxCounter} the role first moves to a
+ * new durable epoch from its {@link EpochSource} and restarts the counter at 1. A range never spans
+ * two epochs: if it does not fit in the current one, the rest of the epoch is skipped (holes are
+ * legal).
+ *
+ * <p>Threading: not thread-safe; every method runs on the owning node's event loop.
+ */
+final class OrderingRole implements ShardSlots, TokenOrderer {
+  /** Result of {@link #offer}: the token is new and joined the batch. */
+  static final long ACCEPTED = 0L;
+
+  /** Result of {@link #offer}: the token is already in this turn's batch. */
+  static final long PENDING = -1L;
+
+  private final Color color;
+  private int[] shardIds;
+  private final Int2IntHashMap slotByShard;
+  private final TokenLongMap dedup;
+  private final ColorBatch batch;
+  private final ChildParts ranges = new ChildParts();
+  private final long maxCounter;
+  private final EpochSource epochs;
+  private IssueObserver observer;
+  private int epoch;
+  private long counter;
+
+  /**
+   * @param subtreeShards the shards whose replicas may ask for SNs of this color
+   * @param dedupWindow how many tokens the dedup window remembers
+   * @param epoch the durable epoch to issue SNs in
+   * @param maxCounter the last counter value of an epoch ({@link Sn#MAX_COUNTER} in production)
+   */
+  OrderingRole(
+      Color color,
+      List<Shard> subtreeShards,
+      int dedupWindow,
+      int epoch,
+      long maxCounter,
+      EpochSource epochs) {
+    if (maxCounter < 1 || maxCounter > Sn.MAX_COUNTER) {
+      throw new IllegalArgumentException("maxCounter out of range: " + maxCounter);
+    }
+    this.color = color;
+    this.shardIds = subtreeShards.stream().mapToInt(Shard::id).toArray();
+    this.slotByShard = new Int2IntHashMap(-1);
+    for (int slot = 0; slot < shardIds.length; slot++) {
+      slotByShard.put(shardIds[slot], slot);
+    }
+    this.dedup = new TokenLongMap(Math.min(dedupWindow, 1 << 16), Sn.NONE, dedupWindow);
+    this.batch = new ColorBatch(shardIds.length);
+    this.maxCounter = maxCounter;
+    this.epochs = epochs;
+    this.epoch = epoch;
+  }
+
+  Color color() {
+    return color;
+  }
+
+  void observe(IssueObserver observer) {
+    this.observer = observer;
+  }
+
+  /**
+   * Adds the shards of a newer topology that joined this color's subtree; known ones are skipped.
+   */
+  void addShards(List<Shard> subtreeShards) {
+    for (Shard shard : subtreeShards) {
+      if (slotByShard.get(shard.id()) < 0) {
+        int slot = shardIds.length;
+        shardIds = Arrays.copyOf(shardIds, slot + 1);
+        shardIds[slot] = shard.id();
+        slotByShard.put(shard.id(), slot);
+      }
+    }
+    batch.ensureSlots(shardIds.length);
+  }
+
+  @Override
+  public int colorId() {
+    return color.id();
+  }
+
+  int epoch() {
+    return epoch;
+  }
+
+  /** Number of shards in the subtree; slots are {@code [0, shardCount())}. */
+  @Override
+  public int shardCount() {
+    return shardIds.length;
+  }
+
+  @Override
+  public int shardId(int slot) {
+    return shardIds[slot];
+  }
+
+  /** The slot of {@code shardId}, or -1 when the shard is not in this color's subtree. */
+  int shardSlot(int shardId) {
+    return slotByShard.get(shardId);
+  }
+
+  /**
+   * Deduplicates one token of an order request from shard {@code slot}.
+   *
+   * @return {@link #ACCEPTED} when the token joined this turn's batch, {@link #PENDING} when it is
+   *     already in it, or else the SN it was assigned earlier (always positive)
+   */
+  @Override
+  public long offer(int slot, long tokenHi, long tokenLo) {
+    long known = dedup.get(tokenHi, tokenLo);
+    if (known != Sn.NONE) {
+      return known;
+    }
+    dedup.put(tokenHi, tokenLo, PENDING);
+    batch.add(slot, tokenHi, tokenLo);
+    return ACCEPTED;
+  }
+
+  /** The SN already assigned to a token, or {@link Sn#NONE} if unknown or still pending. */
+  long assigned(long tokenHi, long tokenLo) {
+    long sn = dedup.get(tokenHi, tokenLo);
+    return sn > 0 ? sn : Sn.NONE;
+  }
+
+  ColorBatch batch() {
+    return batch;
+  }
+
+  /** Adds a child's range request of {@code count} SNs to this turn (after dedup by the caller). */
+  void offerRange(int childNodeId, int incarnation, long requestId, int count) {
+    if (count < 1 || count > maxCounter) {
+      throw new IllegalArgumentException(
+          "range of " + count + " SNs outside [1, " + maxCounter + "]");
+    }
+    ranges.add(childNodeId, incarnation, requestId, count);
+  }
+
+  /** This turn's range requests; after {@link #assignBatch} each carries its first SN. */
+  ChildParts ranges() {
+    return ranges;
+  }
+
+  /** True when tokens or ranges wait for SNs in this turn. */
+  boolean hasWork() {
+    return !batch.isEmpty() || !ranges.isEmpty();
+  }
+
+  /**
+   * Assigns the next SN to every batched token in arrival order and records it in the dedup window.
+   * The batch keeps its entries (with their SNs) until {@link #clearBatch}.
+   *
+   * @throws RuntimeException from the epoch source when an overflow needs a new epoch that cannot
+   *     be made durable; tokens assigned before the failure keep their SNs, the rest stay batched
+   */
+  void assignBatch() {
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.sn(i) > 0) {
+        continue;
+      }
+      if (counter == maxCounter) {
+        epoch = epochs.advance();
+        counter = 0;
+      }
+      counter++;
+      long sn = Sn.of(epoch, counter);
+      batch.assign(i, sn);
+      dedup.put(batch.hi(i), batch.lo(i), sn);
+      if (observer != null) {
+        observer.onIssued(color.id(), sn, 1);
+      }
+    }
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.firstSn(i) > 0) {
+        continue;
+      }
+      int n = ranges.count(i);
+      if (maxCounter - counter < n) {
+        epoch = epochs.advance();
+        counter = 0;
+      }
+      long first = Sn.of(epoch, counter + 1);
+      counter += n;
+      ranges.assign(i, first);
+      if (observer != null) {
+        observer.onIssued(color.id(), first, n);
+      }
+    }
+  }
+
+  /** Forgets the batch and the ranges after they were published. */
+  void clearBatch() {
+    batch.clear();
+    ranges.clear();
+  }
+
+  /**
+   * Drops the batch after {@link #assignBatch} failed: tokens without an SN leave the dedup window
+   * so that a retried request is ordered afresh instead of being ignored as pending. Ranges without
+   * an SN are the caller's to refuse (it read them from {@link #ranges} before).
+   */
+  void abortBatch() {
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.sn(i) <= 0) {
+        dedup.remove(batch.hi(i), batch.lo(i));
+      }
+    }
+    clearBatch();
+  }
+
+  /**
+   * Every SN of this color up to the returned value has been assigned: the last SN issued, or
+   * {@code epoch.0} before the first one of this epoch (earlier epochs can issue nothing more).
+   */
+  long watermark() {
+    return Sn.of(epoch, counter);
+  }
+}

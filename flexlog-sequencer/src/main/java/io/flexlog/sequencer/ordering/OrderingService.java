@@ -1,0 +1,466 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.HelloDescriptor;
+import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.WelcomeDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ordering state machine of one sequencer node
+ * (docs/architecture.md#ordering-in-the-sequencer-tree): the roles of its hosted colors, the routes
+ * that forward other colors up the sequencer tree, its replicas, its child and parent nodes, and
+ * the turn-based batching. It knows nothing of sockets: connections are {@link Outbound}s, the
+ * event loop is a {@link NodeRuntime}, so the deterministic simulation drives the very same code as
+ * a running {@link io.flexlog.sequencer.SequencerNode}.
+ *
+ * <p>An order request for color X from a replica of shard S: if this node hosts X, its role
+ * deduplicates the tokens and assigns SNs at the end of the turn. Otherwise the route from S's
+ * color to X deduplicates them (every replica of S sends the same tokens, and only this node sees
+ * them all) and at the end of the turn sends one range request for the new tokens of the turn,
+ * together with the range requests of child nodes on the same route, to the parent node. Answers
+ * flow back down the same connections; each node splits the range in order over what it merged, and
+ * the node of S broadcasts ORDER_RESPONSE(token, sn) to every replica of S.
+ *
+ * <p>Batching: the first request of an event-loop turn schedules {@link #endTurn} on the runtime,
+ * which runs it after every ready connection of the turn was read, so all requests that arrived
+ * together form one batch per color. {@link #endTurn} assigns the hosted roles' batches and
+ * publishes them (responses, then one watermark per color), sends the routes' range requests up,
+ * releases watermarks that came down, and flushes each touched connection once.
+ *
+ * <p>Threading contract: every method must be called on the thread that owns the runtime (the
+ * node's single event loop). That confinement is why no state here is locked.
+ */
+public final class OrderingService {
+  private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
+
+  private final int nodeId;
+  private final int incarnation;
+  private final NodeRuntime runtime;
+  private final OrderingTables tables;
+  private final ReplicaRegistry registry;
+  private final Broadcaster broadcaster;
+  private final ChildLinks childLinks;
+  private final ParentLinks parentLinks;
+  private final CatchUp catchUp;
+  private final Runnable endTurnTask = this::endTurn;
+  private boolean turnScheduled;
+
+  // Scratch for duplicate answers, reused so that retries do not allocate.
+  private long[] duplicateSns = new long[16];
+  private int[] duplicateIndexes = new int[16];
+
+  /**
+   * @param incarnation this process's identity towards parent nodes: its epoch at start
+   * @param epochs the node's durable epochs; new roles start in the current one
+   * @param maxCounter the last counter of an epoch ({@link Sn#MAX_COUNTER} in production)
+   * @param observer told about every SN issued by a hosted role, or null
+   */
+  public OrderingService(
+      int nodeId,
+      int incarnation,
+      Topology topology,
+      int dedupWindow,
+      long maxCounter,
+      NodeEpochs epochs,
+      SequencerMetrics metrics,
+      ByteBufAllocator alloc,
+      NodeRuntime runtime,
+      IssueObserver observer) {
+    this.nodeId = nodeId;
+    this.incarnation = incarnation;
+    this.runtime = runtime;
+    this.tables = new OrderingTables(nodeId, dedupWindow, maxCounter, epochs, metrics, observer);
+    tables.install(topology);
+    this.registry = new ReplicaRegistry(topology);
+    this.broadcaster = new Broadcaster(alloc, registry);
+    this.childLinks = new ChildLinks(nodeId, tables, broadcaster);
+    this.parentLinks =
+        new ParentLinks(
+            nodeId, incarnation, tables, broadcaster, childLinks, runtime, this::scheduleEndOfTurn);
+    this.catchUp = new CatchUp(tables, broadcaster);
+  }
+
+  /** Asks the runtime for connections to the parent nodes. Call once, on the owning thread. */
+  public void start() {
+    parentLinks.install();
+  }
+
+  public Topology topology() {
+    return tables.topology();
+  }
+
+  // ---------------------------------------------------------------- inbound connections
+
+  /** A peer (replica or child node) connected; the returned link identifies it from now on. */
+  public PeerLink onConnected(Outbound out) {
+    return PeerLink.inbound(out);
+  }
+
+  /**
+   * HELLO: registers the connection for the named shards, answers WELCOME with this process's
+   * incarnation and writes the current watermark of every color ordered or forwarded here whose
+   * requests those shards send here.
+   *
+   * @return null on success, or why the HELLO was refused (nothing is registered then)
+   */
+  Rejection onHello(PeerLink link, ByteBuf frame) {
+    int[] shardIds = HelloDescriptor.shardIds(frame);
+    Rejection rejection = registry.register(link, HelloDescriptor.replicaNodeId(frame), shardIds);
+    if (rejection == null) {
+      broadcaster.write(link, WelcomeDescriptor.encode(broadcaster.alloc(), nodeId, incarnation));
+      catchUp.write(link, shardIds);
+      scheduleEndOfTurn();
+    }
+    return rejection;
+  }
+
+  /**
+   * ORDER_REQUEST: deduplicates the tokens, batches the new ones for this turn and answers tokens
+   * that already have an SN to this connection only. A connection that sends no HELLO is registered
+   * implicitly by the request's replica and shard ids.
+   *
+   * @return null when accepted, or why the request was refused (no token was considered then)
+   */
+  Rejection onOrderRequest(PeerLink link, ByteBuf frame) {
+    if (link.kind() == PeerLink.Kind.CHILD) {
+      return new Rejection(
+          ErrorCode.INVALID_ARGUMENT, "ORDER_REQUEST from " + link + ", which is not a replica");
+    }
+    int colorId = OrderRequestDescriptor.colorId(frame);
+    int shardId = OrderRequestDescriptor.shardId(frame);
+    ShardTargets targets = registry.targets(shardId);
+    OrderingTables.HostedColor hosted = tables.hosted(colorId);
+    TokenOrderer orderer;
+    int slot;
+    if (hosted != null) {
+      if (targets == null) {
+        return new Rejection(ErrorCode.UNKNOWN_SHARD, "unknown shard id " + shardId);
+      }
+      orderer = hosted.role;
+      slot = hosted.role.shardSlot(shardId);
+      if (slot < 0) {
+        return outsideSubtree(shardId, colorId);
+      }
+    } else {
+      ForwardRoute route =
+          targets == null ? null : tables.route(targets.shard().colorId(), colorId);
+      if (route == null) {
+        return refusal(colorId, shardId, targets);
+      }
+      orderer = route;
+      slot = route.shardSlot(shardId);
+    }
+    if (link.isUnidentified()) {
+      int[] shard = {shardId};
+      Rejection rejection =
+          registry.register(link, OrderRequestDescriptor.replicaNodeId(frame), shard);
+      if (rejection != null) {
+        return rejection;
+      }
+      if (catchUp.write(link, shard)) {
+        scheduleEndOfTurn();
+      }
+    }
+    offerTokens(link, orderer, slot, frame);
+    return null;
+  }
+
+  // Why a request for a color that is neither hosted nor forwarded from the shard is refused.
+  private Rejection refusal(int colorId, int shardId, ShardTargets targets) {
+    Topology topology = tables.topology();
+    Color color = topology.color(colorId).orElse(null);
+    if (color == null) {
+      return new Rejection(ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
+    }
+    if (targets == null) {
+      return new Rejection(ErrorCode.UNKNOWN_SHARD, "unknown shard id " + shardId);
+    }
+    if (!topology.isInSubtree(targets.shard().colorId(), colorId)) {
+      return outsideSubtree(shardId, colorId);
+    }
+    return new Rejection(
+        ErrorCode.UNKNOWN_COLOR,
+        "color "
+            + describe(color)
+            + " is ordered by sequencer node "
+            + color.sequencerId()
+            + ", not by node "
+            + nodeId
+            + ", and shard "
+            + shardId
+            + " is not attached to a color of node "
+            + nodeId
+            + ": send its order requests to the node of its color");
+  }
+
+  private Rejection outsideSubtree(int shardId, int colorId) {
+    String color =
+        tables.topology().color(colorId).map(OrderingService::describe).orElse("" + colorId);
+    return new Rejection(
+        ErrorCode.INVALID_ARGUMENT,
+        "shard " + shardId + " is outside the subtree of color " + color);
+  }
+
+  private void offerTokens(PeerLink link, TokenOrderer orderer, int slot, ByteBuf frame) {
+    int count = OrderRequestDescriptor.count(frame);
+    int duplicates = 0;
+    boolean added = false;
+    for (int i = 0; i < count; i++) {
+      long hi = OrderRequestDescriptor.tokenSession(frame, i);
+      long lo = OrderRequestDescriptor.tokenSequence(frame, i);
+      long result = orderer.offer(slot, hi, lo);
+      if (result > 0) {
+        if (duplicates == duplicateSns.length) {
+          duplicateSns = Arrays.copyOf(duplicateSns, duplicates * 2);
+          duplicateIndexes = Arrays.copyOf(duplicateIndexes, duplicates * 2);
+        }
+        duplicateSns[duplicates] = result;
+        duplicateIndexes[duplicates++] = i;
+      } else if (result == OrderingRole.ACCEPTED) {
+        added = true;
+      }
+    }
+    if (duplicates > 0) {
+      answerDuplicates(link, orderer.colorId(), frame, duplicates);
+    }
+    if (added || duplicates > 0) {
+      scheduleEndOfTurn();
+    }
+  }
+
+  // Already-ordered tokens: only the asking replica lacks the answer (it reconnected or retried).
+  private void answerDuplicates(PeerLink link, int colorId, ByteBuf request, int duplicates) {
+    int shardId = OrderRequestDescriptor.shardId(request);
+    ByteBuf response =
+        OrderResponseDescriptor.encodeHeader(broadcaster.alloc(), colorId, shardId, duplicates);
+    for (int d = 0; d < duplicates; d++) {
+      int i = duplicateIndexes[d];
+      OrderResponseDescriptor.writeEntry(
+          response,
+          OrderRequestDescriptor.tokenSession(request, i),
+          OrderRequestDescriptor.tokenSequence(request, i),
+          duplicateSns[d]);
+    }
+    broadcaster.write(link, response);
+  }
+
+  /** SEQUENCER_HELLO from a child node; see {@link ChildLinks#onHello}. */
+  Rejection onSequencerHello(PeerLink link, ByteBuf frame) {
+    Rejection rejection = childLinks.onHello(link, frame);
+    scheduleEndOfTurn();
+    return rejection;
+  }
+
+  /** RANGE_REQUEST from a child node; see {@link ChildLinks#onRangeRequest}. */
+  Rejection onRangeRequest(PeerLink link, ByteBuf frame) {
+    Rejection rejection = childLinks.onRangeRequest(link, frame);
+    scheduleEndOfTurn();
+    return rejection;
+  }
+
+  /** Forgets a closed inbound connection. */
+  public void onDisconnect(PeerLink link) {
+    if (link.kind() == PeerLink.Kind.CHILD) {
+      childLinks.onClosed(link);
+    } else {
+      registry.unregister(link);
+    }
+  }
+
+  // ---------------------------------------------------------------- parent connections
+
+  /** The runtime's connection to parent node {@code parentNodeId} is up. */
+  public PeerLink onParentConnected(int parentNodeId, Outbound out) {
+    return parentLinks.onConnected(parentNodeId, out);
+  }
+
+  /**
+   * A frame from a parent node.
+   *
+   * @throws io.flexlog.core.error.ProtocolException when the parent breaks the protocol; the caller
+   *     closes the connection
+   */
+  public void onParentFrame(PeerLink link, ByteBuf frame) {
+    parentLinks.onFrame(link, frame);
+  }
+
+  public void onParentClosed(PeerLink link) {
+    parentLinks.onClosed(link);
+  }
+
+  // ---------------------------------------------------------------- the turn
+
+  private void scheduleEndOfTurn() {
+    if (!turnScheduled) {
+      turnScheduled = true;
+      runtime.execute(endTurnTask);
+    }
+  }
+
+  /**
+   * Ends the turn: per hosted color, assigns SNs to the batch and publishes it (responses, then the
+   * watermark); sends every route's range requests up; releases the watermarks that came down;
+   * finally flushes every connection written to. Also called on close to publish whatever is still
+   * batched.
+   */
+  public void endTurn() {
+    turnScheduled = false;
+    List<OrderingTables.HostedColor> hostedColors = tables.hostedColors();
+    for (int i = 0; i < hostedColors.size(); i++) {
+      OrderingTables.HostedColor hosted = hostedColors.get(i);
+      if (hosted.role.hasWork()) {
+        publishBatch(hosted);
+      }
+    }
+    List<ForwardRoute> routes = tables.routes();
+    for (int i = 0; i < routes.size(); i++) {
+      ForwardRoute route = routes.get(i);
+      if (route.hasBatch()) {
+        parentLinks.sendUpward(route);
+      }
+      if (route.hasReleasableWatermark()) {
+        long watermark = route.releaseWatermark();
+        broadcaster.writeWatermark(route.colorId(), watermark, route);
+        childLinks.writeWatermark(route.colorId(), watermark, route.edges());
+      }
+    }
+    broadcaster.flushDirty();
+  }
+
+  private void publishBatch(OrderingTables.HostedColor hosted) {
+    OrderingRole role = hosted.role;
+    boolean failed = false;
+    try {
+      role.assignBatch();
+    } catch (RuntimeException e) {
+      // Only an epoch that cannot be made durable gets here; SNs already assigned are still
+      // published so that the watermark never covers an SN its replicas were not told about.
+      LOG.error(
+          "color {}: cannot assign SNs, dropping the rest of the batch", describe(role.color()), e);
+      failed = true;
+    }
+    broadcaster.writeResponses(role.colorId(), role, role.batch());
+    childLinks.answer(role.colorId(), role.ranges());
+    long watermark = role.watermark();
+    broadcaster.writeWatermark(role.colorId(), watermark, role);
+    childLinks.writeWatermark(role.colorId(), watermark, hosted.edges);
+    hosted.meters.recordBatch(assignedCount(role));
+    if (failed) {
+      role.abortBatch();
+    } else {
+      role.clearBatch();
+    }
+  }
+
+  private static int assignedCount(OrderingRole role) {
+    int assigned = 0;
+    ColorBatch batch = role.batch();
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.sn(i) > 0) {
+        assigned++;
+      }
+    }
+    ChildParts ranges = role.ranges();
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.firstSn(i) > 0) {
+        assigned += ranges.count(i);
+      }
+    }
+    return assigned;
+  }
+
+  // ---------------------------------------------------------------- topology
+
+  /**
+   * Applies a newer topology: roles for newly hosted colors, routes for new colors and shards,
+   * connections to new parents. Ignores versions not newer than the current one, and refuses (with
+   * an error in the log) one that moves existing colors or shards.
+   */
+  public void updateTopology(Topology newer) {
+    Topology current = tables.topology();
+    if (!TopologyChange.isNewer(current, newer)) {
+      LOG.debug(
+          "node {} ignores topology version {} (has {})",
+          nodeId,
+          newer.version(),
+          current.version());
+      return;
+    }
+    String problem = TopologyChange.problem(current, newer, nodeId);
+    if (problem != null) {
+      LOG.error("node {} refuses topology version {}: {}", nodeId, newer.version(), problem);
+      return;
+    }
+    List<OrderingTables.HostedColor> hostedColors = tables.hostedColors();
+    int[] shardsBefore = new int[hostedColors.size()];
+    for (int i = 0; i < shardsBefore.length; i++) {
+      shardsBefore[i] = hostedColors.get(i).role.shardCount();
+    }
+    tables.install(newer);
+    registry.update(newer);
+    for (int i = 0; i < shardsBefore.length; i++) {
+      OrderingTables.HostedColor hosted = hostedColors.get(i);
+      if (hosted.role.shardCount() > shardsBefore[i]) {
+        writeJoinMark(hosted, newer.version(), shardsBefore[i]);
+      }
+    }
+    parentLinks.install();
+    parentLinks.onTopologyChanged();
+    childLinks.onTopologyChanged();
+    scheduleEndOfTurn();
+    LOG.info(
+        "sequencer node {} now at topology version {}, hosting {}",
+        nodeId,
+        newer.version(),
+        tables.routing().hostedColors());
+  }
+
+  /**
+   * The subtree of a hosted color gained shards: takes the join mark, the next SN the role issues
+   * (every SN issued so far is below it, every SN a new shard can get is at or above it, also after
+   * an epoch change), and sends it to the replicas of the shards that were in the subtree before
+   * and down the child edges, behind everything already written to them and ahead of every later
+   * watermark (docs/architecture.md#subscribe). The new shards' replicas need none: a subscriber
+   * that streams from one already has a topology with them.
+   */
+  private void writeJoinMark(
+      OrderingTables.HostedColor hosted, long topologyVersion, int slotsBefore) {
+    OrderingRole role = hosted.role;
+    long markSn = role.watermark() + 1;
+    if (!hosted.marks.add(topologyVersion, markSn, slotsBefore)) {
+      return;
+    }
+    broadcaster.writeMark(role.colorId(), topologyVersion, markSn, role, slotsBefore);
+    childLinks.writeMark(role.colorId(), topologyVersion, markSn, hosted.edges);
+    LOG.info(
+        "color {}: subtree has {} shards at topology version {}; join mark at SN {}",
+        describe(role.color()),
+        role.shardCount(),
+        topologyVersion,
+        Sn.describe(markSn));
+  }
+
+  private static String describe(Color color) {
+    return color.id() + " ('" + color.name() + "')";
+  }
+
+  /** The current watermark of every hosted color, for logs: {@code name=epoch.counter}. */
+  public List<String> describeWatermarks() {
+    List<String> out = new ArrayList<>();
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      out.add(hosted.role.color().name() + "=" + Sn.describe(hosted.role.watermark()));
+    }
+    return out;
+  }
+}

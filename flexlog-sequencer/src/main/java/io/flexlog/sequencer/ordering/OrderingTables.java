@@ -1,0 +1,175 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Topology;
+import java.util.ArrayList;
+import java.util.List;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * What a node orders and forwards under its current topology: one {@link OrderingRole} per hosted
+ * color, one {@link ForwardRoute} per route (see {@link Routing}), and the primitive-keyed lookups
+ * the request path uses. {@link #install} applies a newer topology and keeps the state (counters,
+ * dedup windows, outstanding requests) of everything that still exists, which is everything: a
+ * topology change only adds.
+ *
+ * <p>Threading: owned by the node's event loop.
+ */
+final class OrderingTables {
+  /** A hosted color: its role, its meters and the child edges its watermarks descend. */
+  static final class HostedColor {
+    final OrderingRole role;
+    final SequencerMetrics.RoleMeters meters;
+    final JoinMarks marks = new JoinMarks();
+    Routing.Edge[] edges;
+
+    HostedColor(OrderingRole role, SequencerMetrics.RoleMeters meters) {
+      this.role = role;
+      this.meters = meters;
+    }
+  }
+
+  private final int nodeId;
+  private final int dedupWindow;
+  private final long maxCounter;
+  private final NodeEpochs epochs;
+  private final SequencerMetrics metrics;
+  private final IssueObserver observer;
+
+  private Topology topology;
+  private Routing routing;
+  private final Int2ObjectHashMap<HostedColor> hosted = new Int2ObjectHashMap<>();
+  private final ArrayList<HostedColor> hostedList = new ArrayList<>();
+  private final Long2ObjectHashMap<ForwardRoute> routes = new Long2ObjectHashMap<>();
+  private final ArrayList<ForwardRoute> routeList = new ArrayList<>();
+  private final Long2ObjectHashMap<ForwardRoute> routeByPosition = new Long2ObjectHashMap<>();
+
+  /**
+   * Join marks that came down each parent edge, by route key, whether or not this node has the
+   * route yet: a parent with a newer topology may send a mark before this node learns the route,
+   * and the shards that join the route meanwhile must still get it before the route's watermarks.
+   */
+  private final Long2ObjectHashMap<JoinMarks> marksByEdge = new Long2ObjectHashMap<>();
+
+  OrderingTables(
+      int nodeId,
+      int dedupWindow,
+      long maxCounter,
+      NodeEpochs epochs,
+      SequencerMetrics metrics,
+      IssueObserver observer) {
+    this.nodeId = nodeId;
+    this.dedupWindow = dedupWindow;
+    this.maxCounter = maxCounter;
+    this.epochs = epochs;
+    this.metrics = metrics;
+    this.observer = observer;
+  }
+
+  /** Applies {@code topology}; the caller checked it with {@link TopologyChange}. */
+  void install(Topology topology) {
+    this.topology = topology;
+    this.routing = new Routing(topology, nodeId);
+    for (int colorId : routing.hostedColors()) {
+      HostedColor h = hosted.get(colorId);
+      if (h == null) {
+        h = newHostedColor(topology.color(colorId).orElseThrow());
+        hosted.put(colorId, h);
+        hostedList.add(h);
+      } else {
+        h.role.addShards(topology.shardsInSubtree(colorId));
+      }
+      h.edges = routing.edgesUnder(colorId).toArray(new Routing.Edge[0]);
+    }
+    for (Routing.Route r : routing.routes()) {
+      ForwardRoute route = routes.get(r.key());
+      if (route == null) {
+        route =
+            new ForwardRoute(
+                r,
+                topology.version(),
+                dedupWindow,
+                (int) Math.min(maxCounter, Integer.MAX_VALUE),
+                metrics.forRoute(topology.color(r.colorId()).orElseThrow().name()));
+        routes.put(r.key(), route);
+        routeList.add(route);
+      } else {
+        route.update(r, topology.version());
+      }
+    }
+    routeByPosition.clear();
+    for (int position : routing.hostedColors()) {
+      for (int colorId : routing.selfAndAncestors(position)) {
+        Routing.Route r = routing.route(position, colorId);
+        if (r != null) {
+          routeByPosition.put(positionKey(position, colorId), routes.get(r.key()));
+        }
+      }
+    }
+  }
+
+  private HostedColor newHostedColor(Color color) {
+    OrderingRole role =
+        new OrderingRole(
+            color,
+            topology.shardsInSubtree(color.id()),
+            dedupWindow,
+            epochs.current(),
+            maxCounter,
+            epochs);
+    role.observe(observer);
+    return new HostedColor(role, metrics.forColor(color.name()));
+  }
+
+  private static long positionKey(int position, int colorId) {
+    return ((long) position << 32) | (colorId & 0xFFFF_FFFFL);
+  }
+
+  Topology topology() {
+    return topology;
+  }
+
+  Routing routing() {
+    return routing;
+  }
+
+  /** The hosted color, or null when another node orders it. */
+  HostedColor hosted(int colorId) {
+    return hosted.get(colorId);
+  }
+
+  List<HostedColor> hostedColors() {
+    return hostedList;
+  }
+
+  /** The route a request for non-hosted {@code colorId} takes from hosted {@code position}. */
+  ForwardRoute route(int position, int colorId) {
+    return routeByPosition.get(positionKey(position, colorId));
+  }
+
+  /** The route of {@code colorId} leaving over the edge {@code exitColorId}, or null. */
+  ForwardRoute routeVia(int colorId, int exitColorId) {
+    return routes.get(Routing.Route.key(colorId, exitColorId));
+  }
+
+  /** The join marks of {@code colorId} that came down the edge {@code exitColorId}. */
+  JoinMarks marksVia(int colorId, int exitColorId) {
+    long key = Routing.Route.key(colorId, exitColorId);
+    JoinMarks marks = marksByEdge.get(key);
+    if (marks == null) {
+      marks = new JoinMarks();
+      marksByEdge.put(key, marks);
+    }
+    return marks;
+  }
+
+  List<ForwardRoute> routes() {
+    return routeList;
+  }
+
+  /** The largest range one request may ask for: a role refuses more. */
+  int maxRange() {
+    return (int) Math.min(maxCounter, Integer.MAX_VALUE);
+  }
+}

@@ -1,0 +1,84 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.protocol.ErrorDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.MetadataDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * The inbound side of a sequencer node without sockets: dispatches the validated frames of one
+ * connection from a replica or a child node to the {@link OrderingService} by type, and answers
+ * refusals with ERROR frames on the same connection. {@code SequencerChannelHandler} drives it from
+ * a Netty channel; the deterministic simulations drive it from their in-memory network, so both run
+ * the same dispatch.
+ *
+ * <p>Threading: every method runs on the node's event loop.
+ */
+public final class SequencerInbound {
+  private final OrderingService service;
+  private final ByteBufAllocator alloc;
+  private final int maxRecordBytes;
+
+  public SequencerInbound(OrderingService service, ByteBufAllocator alloc, int maxRecordBytes) {
+    this.service = service;
+    this.alloc = alloc;
+    this.maxRecordBytes = maxRecordBytes;
+  }
+
+  /** A peer connected; the returned link names the connection in the calls below. */
+  public PeerLink onConnected(Outbound out) {
+    return service.onConnected(out);
+  }
+
+  /**
+   * Handles one validated frame; the caller keeps ownership of it. A refused request is answered
+   * with an ERROR frame (written and flushed on the link), and the connection stays.
+   *
+   * @return null, or the protocol violation for which the caller must close the connection (after
+   *     telling the peer why, if it can)
+   */
+  public String onFrame(PeerLink link, ByteBuf frame) {
+    byte type = FrameDescriptor.type(frame);
+    long requestId = FrameDescriptor.requestId(frame);
+    if (!accepts(type)) {
+      return "a sequencer does not accept " + MessageType.name(type) + " frames";
+    }
+    Rejection rejection =
+        switch (type) {
+          case MessageType.ORDER_REQUEST -> service.onOrderRequest(link, frame);
+          case MessageType.HELLO -> service.onHello(link, frame);
+          case MessageType.SEQUENCER_HELLO -> service.onSequencerHello(link, frame);
+          case MessageType.RANGE_REQUEST -> service.onRangeRequest(link, frame);
+          case MessageType.METADATA_REQUEST -> {
+            link.out()
+                .write(
+                    MetadataDescriptor.encodeResponse(
+                        alloc, requestId, service.topology(), maxRecordBytes));
+            link.out().flush();
+            yield null;
+          }
+          default -> throw new IllegalStateException("unreachable: " + type);
+        };
+    if (rejection != null) {
+      link.out()
+          .write(ErrorDescriptor.encode(alloc, requestId, rejection.code(), rejection.message()));
+      link.out().flush();
+    }
+    return null;
+  }
+
+  private static boolean accepts(byte type) {
+    return type == MessageType.ORDER_REQUEST
+        || type == MessageType.HELLO
+        || type == MessageType.SEQUENCER_HELLO
+        || type == MessageType.RANGE_REQUEST
+        || type == MessageType.METADATA_REQUEST;
+  }
+
+  /** The connection closed. */
+  public void onDisconnect(PeerLink link) {
+    service.onDisconnect(link);
+  }
+}
