@@ -13,7 +13,8 @@
  *       unless the benchmark picks another) on stderr, from a {@code LoadDriver} or any {@link
  *       io.flexlog.bench.report.ProgressReporter.Source} (the e2e and ordering loads).
  *   <li>{@link io.flexlog.bench.report.ReportOutput}: prints a finished report, writes the JSON
- *       file, and returns exit code 1 when the run was invalid or the file could not be written.
+ *       file, and returns exit code 1 when the run was invalid or the file could not be written;
+ *       {@code writeJson} alone for the benchmarks that decide their exit code themselves.
  *   <li>{@link io.flexlog.bench.report.Directories}: removes a run's temporary data directories
  *       ({@code deleteOrWarn} prints a failure on stderr instead of throwing it).
  * </ul>
