@@ -12,6 +12,8 @@
  *   <li>{@link io.flexlog.bench.report.ProgressReporter}: a progress line at a fixed interval (5 s
  *       unless the benchmark picks another) on stderr, from a {@code LoadDriver} or any {@link
  *       io.flexlog.bench.report.ProgressReporter.Source} (the e2e and ordering loads).
+ *   <li>{@link io.flexlog.bench.report.LoadPhases}: the phases of a load (warm-up, measurement,
+ *       stopped) and the counters its progress lines show, for the e2e and ordering loads.
  *   <li>{@link io.flexlog.bench.report.ReportOutput}: prints a finished report, writes the JSON
  *       file, and returns exit code 1 when the run was invalid or the file could not be written;
  *       {@code writeJson} alone for the benchmarks that decide their exit code themselves.
