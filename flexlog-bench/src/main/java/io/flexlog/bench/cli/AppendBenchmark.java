@@ -7,15 +7,12 @@ import io.flexlog.bench.load.Measurement;
 import io.flexlog.bench.report.BenchReport;
 import io.flexlog.bench.report.JsonReport;
 import io.flexlog.bench.report.ProgressReporter;
+import io.flexlog.bench.report.ReportOutput;
 import io.flexlog.bench.report.TextReport;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.core.model.Color;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,14 +110,8 @@ final class AppendBenchmark {
     BenchReport report = BenchReport.of(settings.setup(), measurement);
     out.print(TextReport.format(report));
     out.flush();
-    if (settings.json().isPresent()) {
-      Path file = settings.json().get();
-      try {
-        Files.writeString(file, JsonReport.format(report) + "\n", StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        err.println("cannot write --json " + file + ": " + e);
-        return EXIT_FAILED;
-      }
+    if (!ReportOutput.writeJson(JsonReport.format(report), settings.json(), err)) {
+      return EXIT_FAILED;
     }
     if (measurement.clientsStillBusy() > 0) {
       err.println(

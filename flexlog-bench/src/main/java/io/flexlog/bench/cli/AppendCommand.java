@@ -1,19 +1,13 @@
 package io.flexlog.bench.cli;
 
-import io.flexlog.client.FlexLogConfig;
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code flexlog bench append}: parses and validates the arguments, then hands an {@link
@@ -30,17 +24,9 @@ import picocli.CommandLine.Spec;
       "Exit codes: 0 done, 1 the run failed (more than 1%% of appends failed, or the cluster"
           + " could not be used), 2 bad arguments."
     })
-public final class AppendCommand implements Callable<Integer> {
-  /** Runs a benchmark with validated settings and returns the exit code. */
-  @FunctionalInterface
-  public interface Runner {
-    int run(AppendSettings settings, PrintWriter out, PrintWriter err) throws InterruptedException;
-  }
-
+public final class AppendCommand extends BenchmarkCommand<AppendSettings> {
   static final int MAX_CLIENTS = 100_000;
   static final int DEFAULT_MAX_CONNECTIONS = 4;
-
-  @Spec private CommandSpec spec;
 
   @Option(
       names = "--bootstrap",
@@ -93,21 +79,15 @@ public final class AppendCommand implements Callable<Integer> {
               + ")).")
   private Integer connections;
 
-  @Option(
-      names = "--json",
-      paramLabel = "FILE",
-      description = "Also write the results to FILE as a JSON object.")
-  private Path json;
-
-  private final Runner runner;
+  @Mixin private JsonFileOption json;
 
   /** The command as the launcher runs it: against a real cluster. */
   public AppendCommand() {
     this(AppendBenchmark::run);
   }
 
-  AppendCommand(Runner runner) {
-    this.runner = runner;
+  AppendCommand(Runner<AppendSettings> runner) {
+    super(runner);
   }
 
   /** The measurement's length: a time or a number of appends. */
@@ -129,24 +109,12 @@ public final class AppendCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws InterruptedException {
-    AppendSettings settings = settings();
-    return runner.run(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
-  }
-
-  /** Validates the parsed options together. */
-  AppendSettings settings() {
-    try {
-      FlexLogConfig.builder().bootstrapServers(bootstrap).build();
-    } catch (IllegalArgumentException e) {
-      throw bad("--bootstrap: " + e.getMessage());
-    }
+  protected AppendSettings settings() {
+    checkBootstrap(bootstrap);
     if (color.isBlank()) {
       throw bad("--color must not be blank");
     }
-    if (clients < 1 || clients > MAX_CLIENTS) {
-      throw bad("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);
-    }
+    checkRange("--clients", clients, 1, MAX_CLIENTS);
     if (recordBytes < 1) {
       throw bad("--record-bytes must be at least 1, got " + recordBytes);
     }
@@ -155,31 +123,21 @@ public final class AppendCommand implements Callable<Integer> {
       throw bad("--connections must be between 1 and --clients (" + clients + "), got " + k);
     }
     Optional<Duration> duration = Optional.ofNullable(length.duration);
-    if (duration.isPresent() && (duration.get().isZero() || duration.get().isNegative())) {
-      throw bad("--duration must be longer than 0, got " + duration.get());
-    }
+    duration.ifPresent(d -> checkLongerThanZero("--duration", d));
     OptionalLong count =
         length.count == null ? OptionalLong.empty() : OptionalLong.of(length.count);
     if (count.isPresent() && count.getAsLong() < 1) {
       throw bad("--count must be at least 1, got " + count.getAsLong());
     }
-    Optional<Path> jsonFile = Optional.ofNullable(json);
-    jsonFile.ifPresent(AppendCommand.this::checkWritable);
     return new AppendSettings(
-        bootstrap.trim(), color.trim(), clients, k, recordBytes, duration, count, warmup, jsonFile);
-  }
-
-  private void checkWritable(Path file) {
-    if (Files.isDirectory(file)) {
-      throw bad("--json " + file + " is a directory, expected a file");
-    }
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      throw bad("--json " + file + ": directory " + parent + " does not exist");
-    }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
+        bootstrap.trim(),
+        color.trim(),
+        clients,
+        k,
+        recordBytes,
+        duration,
+        count,
+        warmup,
+        json.file());
   }
 }

@@ -10,17 +10,14 @@ import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.server.config.DataSize;
 import io.netty.util.internal.PlatformDependent;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code flexlog bench storage}: parses and validates the arguments, then hands {@link
@@ -42,13 +39,7 @@ import picocli.CommandLine.Spec;
       "Exit codes: 0 done, 1 the run failed (an engine error, a record read back wrong),"
           + " 2 bad arguments."
     })
-public final class StorageCommand implements Callable<Integer> {
-  /** Runs a comparison with validated settings and returns the exit code. */
-  @FunctionalInterface
-  public interface Runner {
-    int run(StorageSettings settings, PrintWriter out, PrintWriter err) throws InterruptedException;
-  }
-
+public final class StorageCommand extends BenchmarkCommand<StorageSettings> {
   /** Resolves {@code --engine} for this process; tests pass a fixed environment. */
   @FunctionalInterface
   public interface EngineResolver {
@@ -61,8 +52,6 @@ public final class StorageCommand implements Callable<Integer> {
   static final long MIN_PM_BYTES = 16L << 20;
   static final String PM_BYTES = "--pm-bytes";
   static final String CACHE_BYTES = "--cache-bytes";
-
-  @Spec private CommandSpec spec;
 
   @Option(
       names = "--record-bytes",
@@ -128,11 +117,7 @@ public final class StorageCommand implements Callable<Integer> {
       description = "Unmeasured time per engine before measuring (default: ${DEFAULT-VALUE}).")
   private Duration warmup;
 
-  @Option(
-      names = "--json",
-      paramLabel = "FILE",
-      description = "Also write the results to FILE as a JSON object.")
-  private Path json;
+  @Mixin private JsonFileOption json;
 
   @Option(
       names = "--data-dir",
@@ -170,7 +155,6 @@ public final class StorageCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   private String cacheBytes;
 
-  private final Runner runner;
   private final EngineResolver resolver;
 
   /** The command as the launcher runs it. */
@@ -178,49 +162,24 @@ public final class StorageCommand implements Callable<Integer> {
     this(StorageComparison::run, EngineChoice::resolveHere);
   }
 
-  StorageCommand(Runner runner, EngineResolver resolver) {
-    this.runner = runner;
+  StorageCommand(Runner<StorageSettings> runner, EngineResolver resolver) {
+    super(runner);
     this.resolver = resolver;
   }
 
   @Override
-  public Integer call() throws InterruptedException {
-    StorageSettings settings = settings();
-    return runner.run(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
-  }
-
-  /** Validates the parsed options together. */
-  StorageSettings settings() {
-    if (recordBytes < RecordPattern.MIN_RECORD_BYTES || recordBytes > MAX_RECORD_BYTES) {
-      throw bad(
-          "--record-bytes must be between "
-              + RecordPattern.MIN_RECORD_BYTES
-              + " and "
-              + MAX_RECORD_BYTES
-              + ", got "
-              + recordBytes);
-    }
-    if (threads < 1 || threads > MAX_THREADS) {
-      throw bad("--threads must be between 1 and " + MAX_THREADS + ", got " + threads);
-    }
-    if (readPercent < 0 || readPercent > 100) {
-      throw bad("--read-percent must be between 0 and 100, got " + readPercent);
-    }
+  protected StorageSettings settings() {
+    checkRange("--record-bytes", recordBytes, RecordPattern.MIN_RECORD_BYTES, MAX_RECORD_BYTES);
+    checkRange("--threads", threads, 1, MAX_THREADS);
+    checkRange("--read-percent", readPercent, 0, 100);
     DurabilityMode mode;
     try {
       mode = DurabilityMode.parse(durability);
     } catch (IllegalArgumentException e) {
       throw bad("--durability: " + e.getMessage());
     }
-    if (duration.isZero()) {
-      throw bad("--duration must be longer than 0, got " + duration);
-    }
-    long log;
-    try {
-      log = DataSize.parse("--log-bytes", logBytes);
-    } catch (IllegalArgumentException e) {
-      throw bad(e.getMessage());
-    }
+    checkLongerThanZero("--duration", duration);
+    long log = size("--log-bytes", logBytes);
     if (log < MIN_LOG_BYTES) {
       throw bad("--log-bytes must be at least " + DataSize.format(MIN_LOG_BYTES) + ", got " + log);
     }
@@ -244,8 +203,7 @@ public final class StorageCommand implements Callable<Integer> {
     if (!Files.isDirectory(data) || !Files.isWritable(data)) {
       throw bad("--data-dir " + data + " is not a writable directory");
     }
-    Optional<Path> jsonFile = Optional.ofNullable(json);
-    jsonFile.ifPresent(this::checkWritable);
+    Optional<Path> jsonFile = json.file();
     EngineChoice choice;
     try {
       choice = resolver.resolve(engine, mode);
@@ -256,7 +214,7 @@ public final class StorageCommand implements Callable<Integer> {
         choice.tiered() ? Optional.of(tieredOptions(data)) : Optional.empty();
     if (!choice.tiered()) {
       for (String option : new String[] {PM_BYTES, CACHE_BYTES}) {
-        if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+        if (spec().commandLine().getParseResult().hasMatchedOption(option)) {
           throw bad(option + " applies to --engine tiered only, not --engine " + engine);
         }
       }
@@ -277,14 +235,8 @@ public final class StorageCommand implements Callable<Integer> {
   }
 
   private TieredOptions tieredOptions(Path data) {
-    long pm;
-    long cache;
-    try {
-      pm = DataSize.parse(PM_BYTES, pmBytes);
-      cache = DataSize.parse(CACHE_BYTES, cacheBytes);
-    } catch (IllegalArgumentException e) {
-      throw bad(e.getMessage());
-    }
+    long pm = size(PM_BYTES, pmBytes);
+    long cache = size(CACHE_BYTES, cacheBytes);
     if (pm < MIN_PM_BYTES) {
       throw bad(PM_BYTES + " must be at least " + DataSize.format(MIN_PM_BYTES) + ", got " + pm);
     }
@@ -316,19 +268,5 @@ public final class StorageCommand implements Callable<Integer> {
               + ", or raise -Xmx or -XX:MaxDirectMemorySize through FLEXLOG_JAVA_OPTS");
     }
     return options;
-  }
-
-  private void checkWritable(Path file) {
-    if (Files.isDirectory(file)) {
-      throw bad("--json " + file + " is a directory, expected a file");
-    }
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      throw bad("--json " + file + ": directory " + parent + " does not exist");
-    }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 }

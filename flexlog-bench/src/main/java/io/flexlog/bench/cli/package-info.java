@@ -17,6 +17,10 @@
  *       reports through {@code io.flexlog.bench.report}.
  *   <li>{@code StorageCommand} validates its options into a {@code StorageSettings} and runs the
  *       storage comparison of {@code io.flexlog.bench.storage}; it calls no cluster.
+ *   <li>{@link io.flexlog.bench.cli.BenchmarkCommand} is what every subcommand (here, in {@code
+ *       e2e} and in {@code ordering}) shares: it validates the options into settings, hands them to
+ *       a {@code Runner} and returns its exit code, with the common option checks; {@link
+ *       io.flexlog.bench.cli.JsonFileOption} is the {@code --json FILE} mixin they all use.
  *   <li>{@link io.flexlog.bench.cli.DurationConverter} parses {@code 500ms}, {@code 10s}, {@code
  *       2m} for every bench command.
  * </ul>

@@ -1,5 +1,7 @@
 package io.flexlog.bench.e2e;
 
+import io.flexlog.bench.load.Errors;
+import io.flexlog.bench.report.LoadPhases;
 import io.flexlog.bench.report.ProgressReporter;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.Subscription;
@@ -55,7 +57,7 @@ final class ColorRun {
     try {
       startSn = appendMarker(color, colorIndex, E2ePayloadDescriptor.KIND_START);
     } catch (RuntimeException e) {
-      return ColorResult.failed(color, role, "start marker: " + Producer.describe(e));
+      return ColorResult.failed(color, role, "start marker: " + Errors.describe(e));
     }
     List<Subscriber> subscribers = new ArrayList<>();
     List<Subscription> subscriptions = new ArrayList<>();
@@ -73,7 +75,7 @@ final class ColorRun {
       }
       return measure(color, colorIndex, role, subscribers);
     } catch (RuntimeException e) {
-      return ColorResult.failed(color, role, Producer.describe(e));
+      return ColorResult.failed(color, role, Errors.describe(e));
     } finally {
       for (Subscription subscription : subscriptions) {
         subscription.close();
@@ -83,7 +85,7 @@ final class ColorRun {
 
   private ColorResult measure(String color, int colorIndex, String role, List<Subscriber> subs)
       throws InterruptedException {
-    PhaseControl control = new PhaseControl(System::nanoTime);
+    LoadPhases control = new LoadPhases(System::nanoTime);
     Recorder appendLatencyUs = new Recorder(3);
     List<Producer> producers = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
@@ -126,7 +128,7 @@ final class ColorRun {
         control.beginMeasurement();
       }
       Thread.sleep(settings.duration().toMillis());
-      control.stop();
+      control.stopIssuing();
       for (Thread thread : threads) {
         thread.join();
       }
@@ -138,7 +140,7 @@ final class ColorRun {
     try {
       appendMarker(color, colorIndex, E2ePayloadDescriptor.KIND_END);
     } catch (RuntimeException e) {
-      return ColorResult.failed(color, role, "end marker: " + Producer.describe(e));
+      return ColorResult.failed(color, role, "end marker: " + Errors.describe(e));
     }
     for (Subscriber subscriber : subs) {
       if (!subscriber.awaitEnd(MARKER_TIMEOUT)) {
@@ -156,7 +158,7 @@ final class ColorRun {
   private ColorResult result(
       String color,
       String role,
-      PhaseControl control,
+      LoadPhases control,
       Histogram appendLatencyUs,
       List<Producer> producers,
       List<Subscriber> subscribers) {

@@ -1,22 +1,18 @@
 package io.flexlog.bench.e2e;
 
+import io.flexlog.bench.cli.BenchmarkCommand;
 import io.flexlog.bench.cli.DurationConverter;
-import io.flexlog.client.FlexLogConfig;
-import io.flexlog.server.config.DataSize;
-import java.io.PrintWriter;
-import java.nio.file.Files;
+import io.flexlog.bench.cli.JsonFileOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code flexlog bench e2e}: parses and validates the arguments, then hands {@link E2eSettings} to
@@ -38,17 +34,9 @@ import picocli.CommandLine.Spec;
       "Exit codes: 0 done, 1 a color failed (a check, more than 1%% failed appends, the"
           + " cluster), 2 bad arguments."
     })
-public final class E2eCommand implements Callable<Integer> {
-  /** Runs a benchmark with validated settings and returns the exit code. */
-  @FunctionalInterface
-  public interface Runner {
-    int run(E2eSettings settings, PrintWriter out, PrintWriter err) throws InterruptedException;
-  }
-
+public final class E2eCommand extends BenchmarkCommand<E2eSettings> {
   static final int MAX_CLIENTS = 256;
   static final int MAX_RATE = 1_000_000;
-
-  @Spec private CommandSpec spec;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   private Target target;
@@ -142,38 +130,22 @@ public final class E2eCommand implements Callable<Integer> {
       description = "With --embedded-tree: PM log capacity per replica (default: 256MiB).")
   private String pmBytes;
 
-  @Option(
-      names = "--json",
-      paramLabel = "FILE",
-      description = "Also write every result to FILE as one JSON object.")
-  private Path json;
-
-  private final Runner runner;
+  @Mixin private JsonFileOption json;
 
   /** The command as the launcher runs it. */
   public E2eCommand() {
     this(E2eBenchmark::run);
   }
 
-  E2eCommand(Runner runner) {
-    this.runner = runner;
+  E2eCommand(Runner<E2eSettings> runner) {
+    super(runner);
   }
 
   @Override
-  public Integer call() throws InterruptedException {
-    E2eSettings settings = settings();
-    return runner.run(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
-  }
-
-  /** Validates the parsed options together. */
-  E2eSettings settings() {
+  protected E2eSettings settings() {
     Optional<String> bootstrap = Optional.ofNullable(target.bootstrap).map(String::trim);
     if (bootstrap.isPresent()) {
-      try {
-        FlexLogConfig.builder().bootstrapServers(bootstrap.get()).build();
-      } catch (IllegalArgumentException e) {
-        throw bad("--bootstrap: " + e.getMessage());
-      }
+      checkBootstrap(bootstrap.get());
       if (engine != null || pmBytes != null) {
         throw bad("--engine and --pm-bytes need --embedded-tree: they configure its replicas");
       }
@@ -204,25 +176,17 @@ public final class E2eCommand implements Callable<Integer> {
     if (rate != null) {
       checkRange("--rate", rate, 1, MAX_RATE);
     }
-    if (duration.isZero() || duration.isNegative()) {
-      throw bad("--duration must be longer than 0, got " + duration);
-    }
+    checkLongerThanZero("--duration", duration);
     if (warmup.isNegative()) {
       throw bad("--warmup must not be negative, got " + warmup);
     }
-    long pm;
-    try {
-      pm = DataSize.parse("--pm-bytes", pmBytes == null ? "256MiB" : pmBytes);
-    } catch (IllegalArgumentException e) {
-      throw bad(e.getMessage());
-    }
+    long pm = size("--pm-bytes", pmBytes == null ? "256MiB" : pmBytes);
     String storageEngine =
         engine == null ? "auto" : engine.trim().toLowerCase(java.util.Locale.ROOT);
     if (!List.of("auto", "llpl", "mapped").contains(storageEngine)) {
       throw bad("--engine: expected one of auto, llpl, mapped, got '" + engine + "'");
     }
-    Optional<Path> jsonFile = Optional.ofNullable(json);
-    jsonFile.ifPresent(this::checkWritable);
+    Optional<Path> jsonFile = json.file();
     return new E2eSettings(
         bootstrap,
         names,
@@ -235,25 +199,5 @@ public final class E2eCommand implements Callable<Integer> {
         storageEngine,
         pm,
         jsonFile);
-  }
-
-  private void checkRange(String option, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw bad(option + " must be between " + min + " and " + max + ", got " + value);
-    }
-  }
-
-  private void checkWritable(Path file) {
-    if (Files.isDirectory(file)) {
-      throw bad("--json " + file + " is a directory, expected a file");
-    }
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      throw bad("--json " + file + ": directory " + parent + " does not exist");
-    }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 }

@@ -1,6 +1,8 @@
 package io.flexlog.bench.e2e;
 
-import io.flexlog.bench.report.JsonReport;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flexlog.bench.report.Json;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -97,67 +99,53 @@ record E2eReport(E2eSettings settings, String cluster, List<ColorResult> colors)
   }
 
   String json() {
-    StringBuilder out = new StringBuilder(1024).append('{');
-    field(out, "benchmark", JsonReport.quote("e2e"));
-    field(out, "cluster", JsonReport.quote(cluster));
-    field(out, "producers", Integer.toString(settings.producers()));
-    field(out, "subscribers", Integer.toString(settings.subscribers()));
-    field(out, "recordBytes", Integer.toString(settings.recordBytes()));
-    field(out, "ratePerProducer", Integer.toString(settings.ratePerProducer()));
-    field(out, "warmupSeconds", decimal(settings.warmup().toNanos() / 1e9));
-    field(out, "durationSeconds", decimal(settings.duration().toNanos() / 1e9));
-    StringBuilder list = new StringBuilder("[");
-    for (ColorResult c : colors) {
-      list.append(color(c)).append(',');
-    }
-    if (list.length() > 1) {
-      list.setLength(list.length() - 1);
-    }
-    field(out, "colors", list.append(']').toString());
+    ObjectNode out =
+        Json.object()
+            .put("benchmark", "e2e")
+            .put("cluster", cluster)
+            .put("producers", settings.producers())
+            .put("subscribers", settings.subscribers())
+            .put("recordBytes", settings.recordBytes())
+            .put("ratePerProducer", settings.ratePerProducer());
+    out.set("warmupSeconds", Json.seconds(settings.warmup().toNanos()));
+    out.set("durationSeconds", Json.seconds(settings.duration().toNanos()));
+    ArrayNode list = out.putArray("colors");
+    colors.forEach(c -> list.add(color(c)));
     OptionalDouble ratio = rootLeafDeliveryRatio();
-    field(
-        out, "ratioRootLeafDeliveryP50", ratio.isPresent() ? decimal(ratio.getAsDouble()) : "null");
-    field(out, "valid", Boolean.toString(allValid()));
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
+    out.set(
+        "ratioRootLeafDeliveryP50", ratio.isPresent() ? Json.decimal(ratio.getAsDouble()) : null);
+    out.put("valid", allValid());
+    return Json.write(out);
   }
 
-  private static String color(ColorResult c) {
-    StringBuilder out = new StringBuilder().append('{');
-    field(out, "color", JsonReport.quote(c.color()));
-    field(out, "role", JsonReport.quote(c.role()));
-    field(out, "valid", Boolean.toString(c.valid()));
-    field(out, "failure", c.failure().map(JsonReport::quote).orElse("null"));
-    field(out, "appends", Long.toString(c.measuredAppends()));
-    field(out, "errors", Long.toString(c.errors()));
-    field(out, "firstError", c.firstError().map(JsonReport::quote).orElse("null"));
-    field(out, "appendsPerSec", decimal(c.appendsPerSec()));
-    field(out, "deliveredPerSecPerSubscriber", decimal(c.deliveredPerSecPerSubscriber()));
-    field(out, "appendLatencyUs", latency(c.appendLatencyUs()));
-    field(out, "deliveryLatencyUs", latency(c.deliveryLatencyUs()));
-    StringBuilder subs = new StringBuilder("[");
+  private static ObjectNode color(ColorResult c) {
+    ObjectNode out =
+        Json.object()
+            .put("color", c.color())
+            .put("role", c.role())
+            .put("valid", c.valid())
+            .put("failure", c.failure().orElse(null))
+            .put("appends", c.measuredAppends())
+            .put("errors", c.errors())
+            .put("firstError", c.firstError().orElse(null));
+    out.set("appendsPerSec", Json.decimal(c.appendsPerSec()));
+    out.set("deliveredPerSecPerSubscriber", Json.decimal(c.deliveredPerSecPerSubscriber()));
+    out.set("appendLatencyUs", latency(c.appendLatencyUs()));
+    out.set("deliveryLatencyUs", latency(c.deliveryLatencyUs()));
+    ArrayNode subscribers = out.putArray("subscribers");
     for (Verification v : c.verifications()) {
-      subs.append(
-              String.format(
-                  Locale.ROOT,
-                  "{\"passed\":%b,\"matched\":%d,\"acked\":%d,\"missing\":%d,\"unacked\":%d,"
-                      + "\"mismatched\":%d,\"orderViolations\":%d,\"error\":%s}",
-                  v.passed(),
-                  v.matched(),
-                  v.acked(),
-                  v.missing(),
-                  v.unacked(),
-                  v.mismatched(),
-                  v.orderViolations(),
-                  v.error().map(JsonReport::quote).orElse("null")))
-          .append(',');
+      subscribers
+          .addObject()
+          .put("passed", v.passed())
+          .put("matched", v.matched())
+          .put("acked", v.acked())
+          .put("missing", v.missing())
+          .put("unacked", v.unacked())
+          .put("mismatched", v.mismatched())
+          .put("orderViolations", v.orderViolations())
+          .put("error", v.error().orElse(null));
     }
-    if (subs.length() > 1) {
-      subs.setLength(subs.length() - 1);
-    }
-    field(out, "subscribers", subs.append(']').toString());
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
+    return out;
   }
 
   private static String percentiles(Histogram h) {
@@ -170,26 +158,16 @@ record E2eReport(E2eSettings settings, String cluster, List<ColorResult> colors)
         h.getMaxValue());
   }
 
-  private static String latency(Histogram h) {
-    return String.format(
-        Locale.ROOT,
-        "{\"p50\":%d,\"p99\":%d,\"p999\":%d,\"max\":%d,\"count\":%d}",
-        h.getValueAtPercentile(50),
-        h.getValueAtPercentile(99),
-        h.getValueAtPercentile(99.9),
-        h.getMaxValue(),
-        h.getTotalCount());
+  private static ObjectNode latency(Histogram h) {
+    return Json.object()
+        .put("p50", h.getValueAtPercentile(50))
+        .put("p99", h.getValueAtPercentile(99))
+        .put("p999", h.getValueAtPercentile(99.9))
+        .put("max", h.getMaxValue())
+        .put("count", h.getTotalCount());
   }
 
   private static void line(StringBuilder out, String format, Object... args) {
     out.append(String.format(Locale.ROOT, format, args));
-  }
-
-  private static void field(StringBuilder out, String name, String jsonValue) {
-    out.append('"').append(name).append("\":").append(jsonValue).append(',');
-  }
-
-  private static String decimal(double value) {
-    return String.format(Locale.ROOT, "%.3f", value);
   }
 }

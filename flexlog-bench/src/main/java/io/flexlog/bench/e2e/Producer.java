@@ -1,9 +1,9 @@
 package io.flexlog.bench.e2e;
 
+import io.flexlog.bench.load.Errors;
+import io.flexlog.bench.report.LoadPhases;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +43,7 @@ final class Producer implements Runnable {
 
   private final int index;
   private final Sender sender;
-  private final PhaseControl control;
+  private final LoadPhases control;
   private final Recorder appendLatencyUs;
   private final LongSupplier nanoClock;
   private final int recordBytes;
@@ -66,7 +66,7 @@ final class Producer implements Runnable {
   Producer(
       int index,
       Sender sender,
-      PhaseControl control,
+      LoadPhases control,
       Recorder appendLatencyUs,
       LongSupplier nanoClock,
       int recordBytes,
@@ -149,22 +149,12 @@ final class Producer implements Runnable {
       }
     } else {
       errors.incrementAndGet();
-      firstError.compareAndSet(null, describe(error));
+      firstError.compareAndSet(null, Errors.describe(error));
     }
-    control.onCompletion(measured);
+    control.onCompleted(1, measured ? 1 : 0);
     pool.offer(payload);
     outstanding.decrementAndGet();
     window.release();
-  }
-
-  static String describe(Throwable error) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    String message = cause.getMessage();
-    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
   }
 
   int index() {

@@ -1,5 +1,6 @@
 package io.flexlog.bench.e2e;
 
+import io.flexlog.bench.load.Errors;
 import java.util.List;
 import java.util.Optional;
 
@@ -57,7 +58,7 @@ record Verification(
         mismatched++;
       }
     }
-    Optional<String> error = Optional.ofNullable(subscriber.error()).map(e -> Producer.describe(e));
+    Optional<String> error = Optional.ofNullable(subscriber.error()).map(Errors::describe);
     return new Verification(
         matched, acked, unacked, mismatched, subscriber.orderViolations(), error);
   }

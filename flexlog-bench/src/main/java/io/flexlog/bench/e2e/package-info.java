@@ -15,10 +15,11 @@
  *       io.flexlog.client.FlexLog} per producer and per subscriber.
  *   <li>{@code ColorRun} measures one color after the other: a start marker, the subscribers
  *       ({@code Subscriber}, a {@link io.flexlog.client.RecordHandler}) subscribed from its SN, the
- *       producers ({@code Producer}) through warm-up and measurement under {@code PhaseControl},
- *       then an end marker that every subscriber must receive. Each payload carries its producer,
- *       sequence number and send time ({@code E2ePayloadDescriptor}); the acks go to {@code
- *       AckedSns}, and {@code Verification} compares each subscriber's records with them.
+ *       producers ({@code Producer}) through warm-up and measurement under {@code LoadPhases}
+ *       ({@code io.flexlog.bench.report}), then an end marker that every subscriber must receive.
+ *       Each payload carries its producer, sequence number and send time ({@code
+ *       E2ePayloadDescriptor}); the acks go to {@code AckedSns}, and {@code Verification} compares
+ *       each subscriber's records with them.
  *   <li>{@code E2eReport} formats the results, {@code io.flexlog.bench.report} prints progress and
  *       writes the report.
  * </ul>

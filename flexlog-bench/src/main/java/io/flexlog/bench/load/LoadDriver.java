@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -193,22 +191,12 @@ public final class LoadDriver {
       successes.increment();
     } else {
       errors.increment();
-      firstError.compareAndSet(null, describe(error));
+      firstError.compareAndSet(null, Errors.describe(error));
     }
     return now;
   }
 
   void onClientIdle() {
     idleClients.countDown();
-  }
-
-  private static String describe(Throwable error) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    String message = cause.getMessage();
-    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
   }
 }

@@ -13,6 +13,8 @@
  *   <li>{@link io.flexlog.bench.load.LoadRunner} takes a driver through warm-up, a measurement of a
  *       duration or of an append budget, and the drain of the last appends, and returns a {@link
  *       io.flexlog.bench.load.Measurement}.
+ *   <li>{@link io.flexlog.bench.load.Errors}: how every benchmark names a failed operation in its
+ *       report (also used by the e2e and ordering loads).
  * </ul>
  *
  * <p>Who talks to whom: {@code AppendBenchmark} ({@code io.flexlog.bench.cli}) builds the appenders

@@ -6,22 +6,10 @@ public enum OrderedColor implements CliValue {
    * {@code global}, ordered by the root: requests climb from the leaf to the root (total order
    * across every shard).
    */
-  ROOT("root"),
+  ROOT,
   /**
    * The color each client's shard is attached to, ordered by the deepest sequencer of its branch
    * (partial order: one order per leaf, the paper's FlexLog-P).
    */
-  LEAF("leaf");
-
-  private final String cliName;
-
-  OrderedColor(String cliName) {
-    this.cliName = cliName;
-  }
-
-  /** The value as written on the command line and in reports. */
-  @Override
-  public String cliName() {
-    return cliName;
-  }
+  LEAF;
 }

@@ -1,18 +1,16 @@
 package io.flexlog.bench.ordering;
 
+import io.flexlog.bench.cli.BenchmarkCommand;
 import io.flexlog.bench.cli.DurationConverter;
-import java.io.PrintWriter;
-import java.nio.file.Files;
+import io.flexlog.bench.cli.JsonFileOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code flexlog bench ordering}: parses and validates the arguments, then hands {@link
@@ -32,20 +30,11 @@ import picocli.CommandLine.Spec;
       "Exit codes: 0 done, 1 a side failed (an error, SNs out of order, answers missing),"
           + " 2 bad arguments."
     })
-public final class OrderingCommand implements Callable<Integer> {
-  /** Runs a benchmark with validated settings and returns the exit code. */
-  @FunctionalInterface
-  public interface Runner {
-    int run(OrderingSettings settings, PrintWriter out, PrintWriter err)
-        throws InterruptedException;
-  }
-
+public final class OrderingCommand extends BenchmarkCommand<OrderingSettings> {
   static final int MAX_LEAVES = 64;
   static final int MAX_HEIGHT = 16;
   static final int MAX_CLIENTS = 1024;
   static final int MAX_OUTSTANDING = 4096;
-
-  @Spec private CommandSpec spec;
 
   @Option(
       names = "--leaves",
@@ -155,37 +144,21 @@ public final class OrderingCommand implements Callable<Integer> {
           "Event-loop threads of the FlexLog load clients (1..--clients, default: min(C, CPUs)).")
   private Integer clientThreads;
 
-  @Option(
-      names = "--json",
-      paramLabel = "FILE",
-      description = "Also write every result to FILE as one JSON object.")
-  private Path json;
-
-  private final Runner runner;
+  @Mixin private JsonFileOption json;
 
   /** The command as the launcher runs it. */
   public OrderingCommand() {
     this(OrderingBenchmark::run);
   }
 
-  OrderingCommand(Runner runner) {
-    this.runner = runner;
+  OrderingCommand(Runner<OrderingSettings> runner) {
+    super(runner);
   }
 
   @Override
-  public Integer call() throws InterruptedException {
-    OrderingSettings settings = settings();
-    return runner.run(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
-  }
-
-  /** Validates the parsed options together. */
-  OrderingSettings settings() {
-    if (leaves < 0 || leaves > MAX_LEAVES) {
-      throw bad("--leaves must be between 0 and " + MAX_LEAVES + ", got " + leaves);
-    }
-    if (clients < 1 || clients > MAX_CLIENTS) {
-      throw bad("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);
-    }
+  protected OrderingSettings settings() {
+    checkRange("--leaves", leaves, 0, MAX_LEAVES);
+    checkRange("--clients", clients, 1, MAX_CLIENTS);
     int levels = height(leaves);
     // A chain of height - 1 = 0 sequencers under the root is no leaf at all: --leaves N --height 1
     // is the root alone, the first point of the latency-vs-height series (Fig. 9 right).
@@ -198,12 +171,8 @@ public final class OrderingCommand implements Callable<Integer> {
               + leaves
               + ") so that every leaf has a client");
     }
-    if (outstanding < 1 || outstanding > MAX_OUTSTANDING) {
-      throw bad("--outstanding must be between 1 and " + MAX_OUTSTANDING + ", got " + outstanding);
-    }
-    if (duration.isZero() || duration.isNegative()) {
-      throw bad("--duration must be longer than 0, got " + duration);
-    }
+    checkRange("--outstanding", outstanding, 1, MAX_OUTSTANDING);
+    checkLongerThanZero("--duration", duration);
     OrderedColor orderedColor = parse("--color", color, OrderedColor.values());
     if (leafCount == 0 && orderedColor == OrderedColor.LEAF) {
       throw bad(
@@ -239,8 +208,7 @@ public final class OrderingCommand implements Callable<Integer> {
       throw bad(
           "--client-threads must be between 1 and --clients (" + clients + "), got " + threads);
     }
-    Optional<Path> jsonFile = Optional.ofNullable(json);
-    jsonFile.ifPresent(this::checkWritable);
+    Optional<Path> jsonFile = json.file();
     return new OrderingSettings(
         leafCount,
         levels,
@@ -265,9 +233,7 @@ public final class OrderingCommand implements Callable<Integer> {
       return 1;
     }
     int levels = height == null ? 2 : height;
-    if (levels < 1 || levels > MAX_HEIGHT) {
-      throw bad("--height must be between 1 and " + MAX_HEIGHT + ", got " + levels);
-    }
+    checkRange("--height", levels, 1, MAX_HEIGHT);
     return levels;
   }
 
@@ -284,19 +250,5 @@ public final class OrderingCommand implements Callable<Integer> {
       accepted.append(", both");
     }
     throw bad(option + ": expected one of " + accepted + ", got '" + value + "'");
-  }
-
-  private void checkWritable(Path file) {
-    if (Files.isDirectory(file)) {
-      throw bad("--json " + file + " is a directory, expected a file");
-    }
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      throw bad("--json " + file + ": directory " + parent + " does not exist");
-    }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 }

@@ -1,6 +1,8 @@
 package io.flexlog.bench.ordering;
 
-import io.flexlog.bench.report.JsonReport;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flexlog.bench.report.Json;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -163,60 +165,46 @@ public record OrderingReport(
   /** Every number as one JSON object; the ratio is null when it was not computed. */
   public String json() {
     OrderingSettings s = settings;
-    StringBuilder out = new StringBuilder(1024).append('{');
-    field(out, "benchmark", JsonReport.quote("ordering"));
-    field(out, "leaves", Integer.toString(s.leaves()));
-    field(out, "height", Integer.toString(s.height()));
-    field(out, "clients", Integer.toString(s.clients()));
-    field(out, "outstanding", Integer.toString(s.outstanding()));
-    field(out, "color", JsonReport.quote(s.color().cliName()));
-    field(out, "clientThreads", Integer.toString(s.clientThreads()));
-    field(out, "cpus", Integer.toString(Runtime.getRuntime().availableProcessors()));
-    field(out, "commonPoolParallelism", Integer.toString(commonPoolParallelism));
-    field(out, "warmupSeconds", decimal(s.warmup().toNanos() / 1e9));
-    field(out, "durationSeconds", decimal(s.duration().toNanos() / 1e9));
-    StringBuilder sides = new StringBuilder("[");
-    for (SideResult side : flexlog) {
-      sides.append(side(side)).append(',');
-    }
-    sides.setLength(sides.length() - 1);
-    field(out, "flexlog", sides.append(']').toString());
-    field(out, "ratis", ratis.map(OrderingReport::side).orElse("null"));
+    ObjectNode out =
+        Json.object()
+            .put("benchmark", "ordering")
+            .put("leaves", s.leaves())
+            .put("height", s.height())
+            .put("clients", s.clients())
+            .put("outstanding", s.outstanding())
+            .put("color", s.color().cliName())
+            .put("clientThreads", s.clientThreads())
+            .put("cpus", Runtime.getRuntime().availableProcessors())
+            .put("commonPoolParallelism", commonPoolParallelism);
+    out.set("warmupSeconds", Json.seconds(s.warmup().toNanos()));
+    out.set("durationSeconds", Json.seconds(s.duration().toNanos()));
+    ArrayNode sides = out.putArray("flexlog");
+    flexlog.forEach(side -> sides.add(side(side)));
+    out.set("ratis", ratis.map(OrderingReport::side).orElse(null));
     if (s.vsRatis()) {
-      field(out, "ratisLog", JsonReport.quote(s.ratisLog().cliName()));
-      field(out, "ratisRequests", JsonReport.quote(s.ratisRequests().cliName()));
+      out.put("ratisLog", s.ratisLog().cliName());
+      out.put("ratisRequests", s.ratisRequests().cliName());
     }
-    field(out, "ratio", ratio().map(OrderingReport::decimal).orElse("null"));
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
+    out.set("ratio", ratio().map(Json::decimal).orElse(null));
+    return Json.write(out);
   }
 
-  private static String side(SideResult r) {
-    StringBuilder out = new StringBuilder(256).append('{');
-    field(out, "label", JsonReport.quote(r.label()));
-    field(out, "description", JsonReport.quote(r.description()));
-    field(out, "sns", Long.toString(r.sns()));
-    field(out, "elapsedSeconds", decimal(r.elapsedNs() / 1e9));
-    field(out, "snsPerSec", decimal(r.snsPerSec()));
-    field(
-        out,
-        "latencyUs",
-        fmt(
-            "{\"p50\":%s,\"p99\":%s,\"p999\":%s,\"max\":%s}",
-            decimal(r.p50Us()), decimal(r.p99Us()), decimal(r.p999Us()), decimal(r.maxUs())));
-    field(out, "orderViolations", Long.toString(r.orderViolations()));
-    field(out, "valid", Boolean.toString(r.isValid()));
-    field(out, "failure", r.failure().map(JsonReport::quote).orElse("null"));
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
-  }
-
-  private static void field(StringBuilder out, String name, String jsonValue) {
-    out.append('"').append(name).append("\":").append(jsonValue).append(',');
-  }
-
-  private static String decimal(double value) {
-    return fmt("%.3f", value);
+  private static ObjectNode side(SideResult r) {
+    ObjectNode out =
+        Json.object()
+            .put("label", r.label())
+            .put("description", r.description())
+            .put("sns", r.sns());
+    out.set("elapsedSeconds", Json.seconds(r.elapsedNs()));
+    out.set("snsPerSec", Json.decimal(r.snsPerSec()));
+    ObjectNode latency = out.putObject("latencyUs");
+    latency.set("p50", Json.decimal(r.p50Us()));
+    latency.set("p99", Json.decimal(r.p99Us()));
+    latency.set("p999", Json.decimal(r.p999Us()));
+    latency.set("max", Json.decimal(r.maxUs()));
+    return out.put("orderViolations", r.orderViolations())
+        .put("valid", r.isValid())
+        .put("failure", r.failure().orElse(null));
   }
 
   private static String seconds(long nanos) {

@@ -6,22 +6,10 @@ public enum Placement implements CliValue {
    * One {@code SequencerNode} per color role; roles talk to their parent over loopback TCP with the
    * data-plane protocol, as separate sequencer processes would.
    */
-  LOOPBACK("loopback"),
+  LOOPBACK,
   /**
    * One {@code SequencerNode} hosts every role of the tree; a request climbs the tree in memory.
    * The load clients still connect over loopback.
    */
-  IN_PROCESS("in-process");
-
-  private final String cliName;
-
-  Placement(String cliName) {
-    this.cliName = cliName;
-  }
-
-  /** The value as written on the command line and in reports. */
-  @Override
-  public String cliName() {
-    return cliName;
-  }
+  IN_PROCESS;
 }

@@ -1,9 +1,9 @@
 package io.flexlog.bench.ordering;
 
+import io.flexlog.bench.load.Errors;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -136,7 +136,7 @@ final class RatisLoadClient implements AutoCloseable {
     if (failure != null) {
       control.fail(failure);
     } else {
-      control.onAnswers(count, measured ? count : 0);
+      control.onCompleted(count, measured ? count : 0);
     }
     if (loop) {
       issue(count);
@@ -155,12 +155,7 @@ final class RatisLoadClient implements AutoCloseable {
   }
 
   private String describe(Throwable error) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return "ratis client " + index + ": " + cause;
+    return "ratis client " + index + ": " + Errors.unwrap(error);
   }
 
   @Override

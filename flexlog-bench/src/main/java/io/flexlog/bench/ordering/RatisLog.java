@@ -6,22 +6,10 @@ public enum RatisLog implements CliValue {
    * Ratis' segmented log in each peer's storage directory, with its default sync policy: an entry
    * is committed once a majority has written and synced it.
    */
-  DISK("disk"),
+  DISK,
   /**
    * Ratis' in-memory log: consensus and state-machine cost only, nothing survives a restart. The
    * most favourable setting for the peer.
    */
-  MEMORY("memory");
-
-  private final String cliName;
-
-  RatisLog(String cliName) {
-    this.cliName = cliName;
-  }
-
-  /** The value as written on the command line and in reports. */
-  @Override
-  public String cliName() {
-    return cliName;
-  }
+  MEMORY;
 }

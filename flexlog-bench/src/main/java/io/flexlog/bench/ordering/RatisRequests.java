@@ -12,19 +12,7 @@ public enum RatisRequests implements CliValue {
    * ORDER_REQUEST. One Raft log entry then orders a whole batch, as a consensus-based sequencer
    * that batches (Scalog, Boki) would.
    */
-  BATCHED("batched"),
+  BATCHED,
   /** One increment per request, {@code W} requests in flight: one Raft log entry per SN. */
-  SINGLE("single");
-
-  private final String cliName;
-
-  RatisRequests(String cliName) {
-    this.cliName = cliName;
-  }
-
-  /** The value as written on the command line and in reports. */
-  @Override
-  public String cliName() {
-    return cliName;
-  }
+  SINGLE;
 }

@@ -210,7 +210,7 @@ final class SequencerLoadClient extends ChannelInboundHandlerAdapter {
     }
     outstanding -= count;
     answeredThisTurn += count;
-    control.onAnswers(count, measured);
+    control.onCompleted(count, measured);
   }
 
   private void onWatermark(ByteBuf frame) {

@@ -29,13 +29,8 @@ public final class ReportOutput {
       PrintWriter err) {
     out.print(text);
     out.flush();
-    if (jsonFile.isPresent()) {
-      try {
-        Files.writeString(jsonFile.get(), json + "\n", StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        err.println("cannot write --json " + jsonFile.get() + ": " + e);
-        return EXIT_FAILED;
-      }
+    if (!writeJson(json, jsonFile, err)) {
+      return EXIT_FAILED;
     }
     if (!valid) {
       err.println(invalidMessage);
@@ -43,5 +38,22 @@ public final class ReportOutput {
       return EXIT_FAILED;
     }
     return EXIT_OK;
+  }
+
+  /**
+   * Writes {@code json} and a line break to {@code jsonFile} if given. Returns false, after
+   * printing why on {@code err}, when the file could not be written.
+   */
+  public static boolean writeJson(String json, Optional<Path> jsonFile, PrintWriter err) {
+    if (jsonFile.isEmpty()) {
+      return true;
+    }
+    try {
+      Files.writeString(jsonFile.get(), json + "\n", StandardCharsets.UTF_8);
+      return true;
+    } catch (IOException e) {
+      err.println("cannot write --json " + jsonFile.get() + ": " + e);
+      return false;
+    }
   }
 }

@@ -1,11 +1,11 @@
 package io.flexlog.bench.storage;
 
 import io.flexlog.bench.report.Directories;
+import io.flexlog.bench.report.ReportOutput;
 import io.flexlog.replica.storage.StorageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Function;
@@ -96,15 +96,9 @@ public final class StorageComparison {
         return EXIT_FAILED;
       }
     }
-    if (result.settings().json().isPresent()) {
-      Path file = result.settings().json().get();
-      try {
-        Files.writeString(file, StorageReport.json(result) + "\n", StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        err.println("cannot write --json " + file + ": " + e);
-        err.flush();
-        exit = EXIT_FAILED;
-      }
+    if (!ReportOutput.writeJson(StorageReport.json(result), result.settings().json(), err)) {
+      err.flush();
+      exit = EXIT_FAILED;
     }
     out.print(StorageReport.text(result));
     out.flush();

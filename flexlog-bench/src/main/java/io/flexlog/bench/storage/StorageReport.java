@@ -1,6 +1,7 @@
 package io.flexlog.bench.storage;
 
-import io.flexlog.bench.report.JsonReport;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.flexlog.bench.report.Json;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.server.config.DataSize;
 import java.util.Locale;
@@ -177,96 +178,80 @@ public final class StorageReport {
   /** One JSON object with the settings, both engines' numbers and the ratio. */
   public static String json(ComparisonResult r) {
     StorageSettings s = r.settings();
-    StringBuilder out = new StringBuilder(1024).append('{');
-    field(out, "recordBytes", Integer.toString(s.recordBytes()));
-    field(out, "threads", Integer.toString(s.threads()));
-    field(out, "readPercent", Integer.toString(s.readPercent()));
-    field(out, "durability", JsonReport.quote(s.durability().configName()));
-    field(out, "warmupSeconds", decimal(s.warmup().toNanos() / 1e9));
-    field(out, "durationSeconds", decimal(s.duration().toNanos() / 1e9));
-    field(out, "preloadRecords", Integer.toString(s.preloadRecords()));
-    field(out, "logBytes", Long.toString(s.logBytes()));
-    s.tiered().ifPresent(t -> field(out, "pmBytes", Long.toString(t.pmBytes())));
-    s.tiered().ifPresent(t -> field(out, "cacheBytes", Long.toString(t.cacheBytes())));
-    field(out, "threadModel", JsonReport.quote(THREAD_MODEL));
-    field(out, "flexlog", engineJson(r.flexlog(), flexlogSetup(s)));
-    field(
-        out,
-        "rocksdb",
-        engineJson(
-            r.rocksdb(),
-            "\"sync\":" + Boolean.toString(s.durability() != DurabilityMode.PROCESS) + ","));
-    field(out, "ratio", Double.isFinite(r.ratio()) ? fmt("%.2f", r.ratio()) : "null");
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
+    ObjectNode out =
+        Json.object()
+            .put("recordBytes", s.recordBytes())
+            .put("threads", s.threads())
+            .put("readPercent", s.readPercent())
+            .put("durability", s.durability().configName());
+    out.set("warmupSeconds", Json.seconds(s.warmup().toNanos()));
+    out.set("durationSeconds", Json.seconds(s.duration().toNanos()));
+    out.put("preloadRecords", s.preloadRecords()).put("logBytes", s.logBytes());
+    s.tiered().ifPresent(t -> out.put("pmBytes", t.pmBytes()).put("cacheBytes", t.cacheBytes()));
+    out.put("threadModel", THREAD_MODEL);
+    out.set("flexlog", engineJson(r.flexlog(), flexlogSetup(s)));
+    ObjectNode rocksdbSetup = Json.object().put("sync", s.durability() != DurabilityMode.PROCESS);
+    out.set("rocksdb", engineJson(r.rocksdb(), rocksdbSetup));
+    out.set("ratio", Json.decimal(r.ratio(), 2));
+    return Json.write(out);
   }
 
-  /** The FlexLog engine's settings as JSON fields, each followed by a comma. */
-  private static String flexlogSetup(StorageSettings s) {
-    StringBuilder out = new StringBuilder(128);
-    field(out, "engine", JsonReport.quote(s.engineName()));
+  /** The FlexLog engine's settings, the first fields of its object. */
+  private static ObjectNode flexlogSetup(StorageSettings s) {
+    ObjectNode out = Json.object().put("engine", s.engineName());
     s.tiered()
         .ifPresent(
-            t -> {
-              field(out, "pmEngine", JsonReport.quote(s.engine()));
-              field(out, "pmBytes", Long.toString(t.pmBytes()));
-              field(out, "cacheBytes", Long.toString(t.cacheBytes()));
-            });
-    return out.toString();
+            t ->
+                out.put("pmEngine", s.engine())
+                    .put("pmBytes", t.pmBytes())
+                    .put("cacheBytes", t.cacheBytes()));
+    return out;
   }
 
-  private static String engineJson(EngineResult e, String setupFields) {
-    StringBuilder out = new StringBuilder(512).append('{').append(setupFields);
-    field(out, "description", JsonReport.quote(e.description()));
-    field(out, "opsPerSec", decimal(e.opsPerSec()));
-    field(out, "appendsPerSec", decimal(e.appendsPerSec()));
-    field(out, "readsPerSec", decimal(e.readsPerSec()));
-    field(out, "appends", Long.toString(e.appends()));
-    field(out, "reads", Long.toString(e.reads()));
-    field(out, "measuredSeconds", decimal(e.measuredSeconds()));
-    field(out, "appendLatencyUs", latencyJson(e.appendLatency()));
-    field(out, "readLatencyUs", latencyJson(e.readLatency()));
-    field(out, "logTrims", Long.toString(e.logTrims()));
-    field(out, "trimSeconds", decimal(e.trimSeconds()));
-    field(out, "verifiedRecords", Long.toString(e.verifiedRecords()));
-    e.tiers().ifPresent(t -> field(out, "tiers", tiersJson(t)));
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
+  /** {@code setup} followed by the engine's numbers. */
+  private static ObjectNode engineJson(EngineResult e, ObjectNode setup) {
+    ObjectNode out = setup.put("description", e.description());
+    out.set("opsPerSec", Json.decimal(e.opsPerSec()));
+    out.set("appendsPerSec", Json.decimal(e.appendsPerSec()));
+    out.set("readsPerSec", Json.decimal(e.readsPerSec()));
+    out.put("appends", e.appends()).put("reads", e.reads());
+    out.set("measuredSeconds", Json.decimal(e.measuredSeconds()));
+    out.set("appendLatencyUs", latencyJson(e.appendLatency()));
+    out.set("readLatencyUs", latencyJson(e.readLatency()));
+    out.put("logTrims", e.logTrims());
+    out.set("trimSeconds", Json.decimal(e.trimSeconds()));
+    out.put("verifiedRecords", e.verifiedRecords());
+    e.tiers().ifPresent(t -> out.set("tiers", tiersJson(t)));
+    return out;
   }
 
-  private static String tiersJson(TierStats t) {
-    StringBuilder out = new StringBuilder(256).append('{');
-    field(out, "cacheHits", Long.toString(t.cacheHits()));
-    field(out, "cacheMisses", Long.toString(t.cacheMisses()));
-    field(out, "cacheHitRatio", Double.isNaN(t.hitRatio()) ? "null" : fmt("%.4f", t.hitRatio()));
-    field(out, "cacheUsedBytes", Long.toString(t.cacheUsedBytes()));
-    field(out, "tieringMoves", Long.toString(t.tieringMoves()));
-    field(out, "tieringBytes", Long.toString(t.tieringBytes()));
-    field(out, "segments", Long.toString(t.segments()));
-    field(out, "ssdBytes", Long.toString(t.ssdBytes()));
-    field(out, "pmUsedBytes", Long.toString(t.pmUsedBytes()));
-    field(out, "pmFullWaits", Long.toString(t.pmFullWaits()));
-    field(out, "pmFullWaitSeconds", decimal(t.pmFullWaitNanos() / 1e9));
-    out.setLength(out.length() - 1);
-    return out.append('}').toString();
+  private static ObjectNode tiersJson(TierStats t) {
+    ObjectNode out =
+        Json.object().put("cacheHits", t.cacheHits()).put("cacheMisses", t.cacheMisses());
+    out.set("cacheHitRatio", Json.decimal(t.hitRatio(), 4));
+    out.put("cacheUsedBytes", t.cacheUsedBytes())
+        .put("tieringMoves", t.tieringMoves())
+        .put("tieringBytes", t.tieringBytes())
+        .put("segments", t.segments())
+        .put("ssdBytes", t.ssdBytes())
+        .put("pmUsedBytes", t.pmUsedBytes())
+        .put("pmFullWaits", t.pmFullWaits());
+    out.set("pmFullWaitSeconds", Json.seconds(t.pmFullWaitNanos()));
+    return out;
   }
 
-  private static String latencyJson(LatencySummary l) {
-    return fmt(
-        "{\"count\":%d,\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f}",
-        l.count(), l.meanUs(), l.p50Us(), l.p99Us(), l.p999Us(), l.maxUs());
-  }
-
-  private static void field(StringBuilder out, String name, String jsonValue) {
-    out.append('"').append(name).append("\":").append(jsonValue).append(',');
+  private static ObjectNode latencyJson(LatencySummary l) {
+    ObjectNode out = Json.object().put("count", l.count());
+    out.set("mean", Json.decimal(l.meanUs()));
+    out.set("p50", Json.decimal(l.p50Us()));
+    out.set("p99", Json.decimal(l.p99Us()));
+    out.set("p999", Json.decimal(l.p999Us()));
+    out.set("max", Json.decimal(l.maxUs()));
+    return out;
   }
 
   private static void line(StringBuilder out, String label, String value) {
     out.append("  ").append(fmt("%-13s", label)).append(value).append('\n');
-  }
-
-  private static String decimal(double value) {
-    return fmt("%.3f", value);
   }
 
   private static String fmt(String format, Object... args) {

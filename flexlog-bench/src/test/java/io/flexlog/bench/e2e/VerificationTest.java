@@ -2,6 +2,7 @@ package io.flexlog.bench.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.bench.report.LoadPhases;
 import io.flexlog.client.LogRecord;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,13 +20,13 @@ class VerificationTest {
 
   @BeforeEach
   void setUp() {
-    PhaseControl control = new PhaseControl(() -> clock[0]);
+    LoadPhases control = new LoadPhases(() -> clock[0]);
     producers = List.of(producer(0, control), producer(1, control));
     subscriber = new Subscriber(RUN, COLOR, () -> clock[0]);
     deliver(marker(E2ePayloadDescriptor.KIND_START), 10);
   }
 
-  private Producer producer(int index, PhaseControl control) {
+  private Producer producer(int index, LoadPhases control) {
     return new Producer(
         index,
         p -> new CompletableFuture<>(),

@@ -29,7 +29,12 @@ class JsonReportTest {
 
   @Test
   void shouldEscapeQuotesBackslashesAndControlCharacters() {
-    assertThat(JsonReport.quote("a\"b\\c\nd\te\u0001f é"))
-        .isEqualTo("\"a\\\"b\\\\c\\nd\\te\\u0001f é\"");
+    BenchReport failed =
+        BenchReport.of(
+            ReportFixtures.SETUP,
+            ReportFixtures.measurement(10, Optional.of("a\"b\\c\nd\te\u0001f é")));
+
+    assertThat(JsonReport.format(failed))
+        .endsWith(",\"firstError\":\"a\\\"b\\\\c\\nd\\te\\u0001f é\"}");
   }
 }
