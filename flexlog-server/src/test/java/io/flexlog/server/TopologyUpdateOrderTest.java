@@ -14,7 +14,9 @@ import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.sequencer.ordering.SequencerMetrics;
 import io.flexlog.server.config.NodeSettings;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -83,7 +85,8 @@ class TopologyUpdateOrderTest {
     int port = FreePorts.consecutive(2);
     Topology v1 = topology(port, false);
     Topology v2 = topology(port, true);
-    sequencer = Nodes.startSequencer(v1, settings(0), 1 << 20, new SimpleMeterRegistry());
+    SimpleMeterRegistry sequencerMeters = new SimpleMeterRegistry();
+    sequencer = Nodes.startSequencer(v1, settings(0), 1 << 20, sequencerMeters);
     replica =
         Nodes.startReplica(
             v1,
@@ -103,7 +106,8 @@ class TopologyUpdateOrderTest {
                 .build());
     CompletableFuture<Long> append =
         client.appendAsync("late", "early bird".getBytes(StandardCharsets.UTF_8));
-    Thread.sleep(300);
+    // The event, not a time window: the sequencer has refused the replica's request for shard 1.
+    awaitRefusal(sequencerMeters, "UNKNOWN_SHARD");
     assertThat(append).as("the sequencer does not know shard 1 yet").isNotDone();
 
     sequencer.updateTopology(v2);
@@ -112,5 +116,20 @@ class TopologyUpdateOrderTest {
     assertThat(client.read("late", sn).map(LogRecord::payload))
         .contains("early bird".getBytes(StandardCharsets.UTF_8));
     assertThat(replica.sequencerLinks()).containsExactly(0);
+  }
+
+  private static void awaitRefusal(SimpleMeterRegistry meters, String code) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      Counter refused =
+          meters.find(SequencerMetrics.REFUSED).tag(SequencerMetrics.CODE_TAG, code).counter();
+      if (refused != null && refused.count() >= 1) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("the sequencer refused no request with " + code + " in 10 s");
+      }
+      Thread.sleep(5);
+    }
   }
 }

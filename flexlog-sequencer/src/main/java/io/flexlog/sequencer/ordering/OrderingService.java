@@ -47,6 +47,7 @@ public final class OrderingService {
   private final int nodeId;
   private final int incarnation;
   private final NodeRuntime runtime;
+  private final SequencerMetrics metrics;
   private final OrderingTables tables;
   private final ReplicaRegistry registry;
   private final Broadcaster broadcaster;
@@ -80,6 +81,7 @@ public final class OrderingService {
     this.nodeId = nodeId;
     this.incarnation = incarnation;
     this.runtime = runtime;
+    this.metrics = metrics;
     this.tables = new OrderingTables(nodeId, dedupWindow, maxCounter, epochs, metrics, observer);
     tables.install(topology);
     this.registry = new ReplicaRegistry(topology);
@@ -101,6 +103,11 @@ public final class OrderingService {
   }
 
   // ---------------------------------------------------------------- inbound connections
+
+  /** A well-formed request was refused with an ERROR frame; counted by code. */
+  void onRefused(Rejection rejection) {
+    metrics.recordRefused(rejection.code());
+  }
 
   /** A peer (replica or child node) connected; the returned link identifies it from now on. */
   public PeerLink onConnected(Outbound out) {

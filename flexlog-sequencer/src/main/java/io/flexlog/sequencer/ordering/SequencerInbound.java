@@ -62,6 +62,7 @@ public final class SequencerInbound {
           default -> throw new IllegalStateException("unreachable: " + type);
         };
     if (rejection != null) {
+      service.onRefused(rejection);
       link.out()
           .write(ErrorDescriptor.encode(alloc, requestId, rejection.code(), rejection.message()));
       link.out().flush();

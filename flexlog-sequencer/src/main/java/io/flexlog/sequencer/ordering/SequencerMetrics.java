@@ -1,5 +1,6 @@
 package io.flexlog.sequencer.ordering;
 
+import io.flexlog.core.error.ErrorCode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -22,7 +23,9 @@ public final class SequencerMetrics implements AutoCloseable {
   public static final String FORWARDED_BATCHES = "flexlog.sequencer.forward.batches";
   public static final String AGGREGATION = "flexlog.sequencer.forward.aggregation";
   public static final String UPWARD_LATENCY = "flexlog.sequencer.forward.latency";
+  public static final String REFUSED = "flexlog.sequencer.requests.refused";
   public static final String COLOR_TAG = "color";
+  public static final String CODE_TAG = "code";
   public static final String NODE_TAG = "node";
 
   private final MeterRegistry registry;
@@ -81,6 +84,23 @@ public final class SequencerMetrics implements AutoCloseable {
     meters.add(aggregation);
     meters.add(latency);
     return new RouteMeters(forwarded, aggregation, latency);
+  }
+
+  /**
+   * Counts a well-formed request refused with an ERROR frame (an unknown shard or color, a color
+   * outside the shard's subtree), by error code. Refusals are rare, so the counter is looked up on
+   * each one rather than kept per code.
+   */
+  void recordRefused(ErrorCode code) {
+    Counter refused =
+        Counter.builder(REFUSED)
+            .tags(NODE_TAG, nodeId, CODE_TAG, code.name())
+            .description("well-formed requests refused with an ERROR frame")
+            .register(registry);
+    if (!meters.contains(refused)) {
+      meters.add(refused);
+    }
+    refused.increment();
   }
 
   @Override
