@@ -8,7 +8,6 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,7 @@ final class SimClient implements SimLink.Endpoint, SimClock.Owner {
   final int id;
   private final SimWorld world;
   private final SimClientBridge bridge;
-  private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+  private final SimTasks tasks = new SimTasks(() -> true);
   private final Map<Integer, SimLink.End> links = new LinkedHashMap<>();
   private final long tickMs;
   private int subscriptions;
@@ -79,17 +78,11 @@ final class SimClient implements SimLink.Endpoint, SimClock.Owner {
   }
 
   boolean hasTasks() {
-    return !tasks.isEmpty();
+    return tasks.pending();
   }
 
   void runTasks() {
-    int guard = 0;
-    while (!tasks.isEmpty()) {
-      tasks.poll().run();
-      if (++guard > 10_000) {
-        throw new AssertionError(this + " keeps scheduling tasks");
-      }
-    }
+    tasks.runTurn(name());
   }
 
   @Override

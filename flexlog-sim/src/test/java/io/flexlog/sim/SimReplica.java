@@ -22,7 +22,6 @@ import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
 import io.netty.buffer.ByteBuf;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -100,7 +99,7 @@ final class SimReplica {
     final ReplicationEngine engine;
     private final AtomicAppends atomic;
     private final ReplicaAdapter inbound;
-    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    final SimTasks tasks = new SimTasks(() -> this.alive);
 
     /** Our end of the link to each sequencer node, while connected. */
     final Map<Integer, SimLink.End> sequencers = new LinkedHashMap<>();
@@ -148,17 +147,11 @@ final class SimReplica {
     }
 
     boolean hasTasks() {
-      return alive && !tasks.isEmpty();
+      return tasks.pending();
     }
 
     void runTasks() {
-      int guard = 0;
-      while (alive && !tasks.isEmpty()) {
-        tasks.poll().run();
-        if (++guard > 10_000) {
-          throw new AssertionError(name() + " keeps scheduling tasks");
-        }
-      }
+      tasks.runTurn(name());
     }
 
     @Override

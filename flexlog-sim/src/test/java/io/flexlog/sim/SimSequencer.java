@@ -11,7 +11,6 @@ import io.flexlog.sequencer.ordering.SequencerInbound;
 import io.flexlog.sequencer.ordering.SequencerMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -81,7 +80,7 @@ final class SimSequencer {
     final OrderingService service;
     private final SequencerInbound inbound;
     private final SequencerMetrics metrics;
-    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    final SimTasks tasks = new SimTasks(() -> this.alive);
     final Set<Integer> wantedParents = new LinkedHashSet<>();
     private final Map<SimLink.End, PeerLink> links = new HashMap<>();
     private final Set<SimLink.End> parentEnds = new HashSet<>();
@@ -117,17 +116,11 @@ final class SimSequencer {
     }
 
     boolean hasTasks() {
-      return alive && !tasks.isEmpty();
+      return tasks.pending();
     }
 
     void runTasks() {
-      int guard = 0;
-      while (alive && !tasks.isEmpty()) {
-        tasks.poll().run();
-        if (++guard > 10_000) {
-          throw new AssertionError(name() + " keeps scheduling tasks");
-        }
-      }
+      tasks.runTurn(name());
     }
 
     @Override
