@@ -23,6 +23,7 @@ import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.replication.EmbeddedConnections;
 import io.flexlog.replica.replication.EventExecutorRuntime;
 import io.flexlog.replica.replication.OrderRequestBatch;
+import io.flexlog.replica.replication.RecordingConnection;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.SequencerGateway;
@@ -301,7 +302,7 @@ class AtomicAppendsTest {
 
   /** The frames the client got, flushed. */
   private List<ByteBuf> drain() {
-    return client.drain();
+    return client.sent();
   }
 
   private List<ByteBuf> drainReader() {

@@ -16,6 +16,7 @@ import io.flexlog.core.protocol.GroupResultDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.StageAckDescriptor;
 import io.flexlog.core.protocol.StageDescriptor;
+import io.flexlog.replica.replication.RecordingConnection;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
@@ -258,7 +259,7 @@ final class AtomicHarness implements AutoCloseable {
   /** The flushed frames {@code connection} got since the last call, decoded and released. */
   static List<Reply> replies(RecordingConnection connection) {
     List<Reply> replies = new ArrayList<>();
-    for (ByteBuf frame : connection.drain()) {
+    for (ByteBuf frame : connection.sent()) {
       try {
         replies.add(decode(frame));
       } finally {

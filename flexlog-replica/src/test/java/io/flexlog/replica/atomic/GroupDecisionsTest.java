@@ -9,6 +9,7 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.replica.atomic.AtomicHarness.Forwarded;
 import io.flexlog.replica.atomic.AtomicHarness.Reply;
+import io.flexlog.replica.replication.RecordingConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -8,6 +8,7 @@ import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.replica.atomic.AtomicHarness.Reply;
+import io.flexlog.replica.replication.RecordingConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +42,7 @@ class StagerTest {
   void shouldAcknowledgeAStagedMemberOnlyOnceItIsDurable() {
     node.stage(1, 0, 2, LEFT, LEFT, 10);
 
-    assertThat(node.client.unflushedCount()).isZero();
+    assertThat(node.client.unflushedParts()).isZero();
     assertThat(node.replies()).as("nothing before the flush").isEmpty();
     assertThat(node.endOfTurnRequested).isTrue();
 

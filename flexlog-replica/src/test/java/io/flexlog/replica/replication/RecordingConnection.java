@@ -11,7 +11,7 @@ import java.util.List;
  * flushed. Frames may be written in parts (a header, then payload views); {@link #sent()}
  * reassembles them.
  */
-final class RecordingConnection implements Connection {
+public final class RecordingConnection implements Connection {
   private final List<ByteBuf> unflushed = new ArrayList<>();
   private final ByteBuf flushed = Unpooled.buffer();
   boolean active = true;
@@ -52,18 +52,21 @@ final class RecordingConnection implements Connection {
     return writable;
   }
 
+  /** Closes the connection: what was written and not flushed is lost, as on a real close. */
   @Override
   public void close() {
     active = false;
+    unflushed.forEach(ByteBuf::release);
+    unflushed.clear();
   }
 
   /** Parts written and not flushed yet. */
-  int unflushedParts() {
+  public int unflushedParts() {
     return unflushed.size();
   }
 
   /** The complete frames flushed since the last call, as copies the caller releases. */
-  List<ByteBuf> sent() {
+  public List<ByteBuf> sent() {
     List<ByteBuf> frames = new ArrayList<>();
     while (flushed.readableBytes() >= 4) {
       int length = flushed.getInt(flushed.readerIndex()) + 4;
@@ -76,7 +79,7 @@ final class RecordingConnection implements Connection {
   }
 
   /** Releases everything still held. */
-  void releaseAll() {
+  public void releaseAll() {
     unflushed.forEach(ByteBuf::release);
     unflushed.clear();
     flushed.release();
