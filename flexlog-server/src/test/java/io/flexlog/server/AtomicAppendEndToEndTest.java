@@ -8,6 +8,7 @@ import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
 import io.flexlog.core.error.AtomicOutcomeUnknownException;
+import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.UnknownColorException;
@@ -16,9 +17,11 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.CommitGroupDescriptor;
+import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.StageDescriptor;
+import io.flexlog.replica.atomic.AtomicAppends;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;
@@ -32,6 +35,10 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -40,15 +47,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -62,7 +72,15 @@ class AtomicAppendEndToEndTest {
   private static final int LEFT = 1;
   private static final int RIGHT = 2;
 
+  /** The abandon time of atomic groups in the cluster of a test method that has it. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.METHOD)
+  private @interface AbandonAfterMs {
+    long value();
+  }
+
   @TempDir Path data;
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private DevCluster cluster;
   private FlexLog log;
 
@@ -86,15 +104,19 @@ class AtomicAppendEndToEndTest {
   }
 
   @BeforeEach
-  void start() throws Exception {
+  void start(TestInfo test) throws Exception {
     int port = FreePorts.consecutive(4);
+    DevCluster.Options options =
+        new DevCluster.Options(
+            data, port, StorageEngines.MAPPED, DurabilityMode.PROCESS, 64L << 20);
+    Optional<AbandonAfterMs> abandon =
+        test.getTestMethod().map(m -> m.getAnnotation(AbandonAfterMs.class));
+    if (abandon.isPresent()) {
+      options = options.withAtomicAbandonAfter(Duration.ofMillis(abandon.get().value()));
+    }
     cluster =
         DevCluster.start(
-            tree(port),
-            new DevCluster.Options(
-                data, port, StorageEngines.MAPPED, DurabilityMode.PROCESS, 64L << 20),
-            new SimpleMeterRegistry(),
-            new PrintStream(new ByteArrayOutputStream()));
+            tree(port), options, registry, new PrintStream(new ByteArrayOutputStream()));
     log =
         FlexLog.connect(
             FlexLogConfig.builder()
@@ -244,11 +266,30 @@ class AtomicAppendEndToEndTest {
   }
 
   @Test
+  @AbandonAfterMs(300)
   void shouldPlaceNothingWhenTheClientCrashesAfterStaging() throws Exception {
+    int[] broker = {1, 2, 3};
     try (RawClient raw = new RawClient()) {
-      raw.stageEverywhere(new int[] {1, 2, 3}, "crash-l", "crash-r");
-    } // the client "crashes": no COMMIT_GROUP
-    Thread.sleep(500);
+      raw.stageEverywhere(broker, "crash-l", "crash-r");
+      raw.close(); // the client "crashes": no COMMIT_GROUP
+
+      // Every replica of the broker shard aborts the group durably once the abandon time passed;
+      // from then on none of them writes END, so nothing of it can ever be placed.
+      for (int node : broker) {
+        awaitTrue(() -> abortedGroups(node) >= 1, "replica " + node + " aborted the group");
+      }
+      for (int node : broker) {
+        raw.commitAt(node, 2); // the client is back, too late
+        ByteBuf answer = raw.readFrame(node);
+        try {
+          assertThat(FrameDescriptor.type(answer)).isEqualTo(MessageType.ERROR);
+          assertThat(ErrorDescriptor.code(answer)).isEqualTo(ErrorCode.GROUP_ABORTED);
+        } finally {
+          answer.release();
+        }
+      }
+    }
+    assertThat(abortedGroups(1) + abortedGroups(2) + abortedGroups(3)).isEqualTo(3);
 
     assertThat(readUntilMarker("left", "after-left"))
         .extracting(AtomicAppendEndToEndTest::text)
@@ -270,6 +311,25 @@ class AtomicAppendEndToEndTest {
     List<String> right = waitForPayload("right", "one-r");
     assertThat(left).containsExactly("one-l", "end-left");
     assertThat(right).containsExactly("one-r", "end-right");
+  }
+
+  private double abortedGroups(int node) {
+    return registry
+        .get(AtomicAppends.GROUPS_ABORTED_METRIC)
+        .tag("node", Integer.toString(node))
+        .counter()
+        .count();
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + PATIENCE + " waiting until " + what);
+      }
+      Thread.sleep(10);
+    }
   }
 
   /**
@@ -413,18 +473,31 @@ class AtomicAppendEndToEndTest {
     }
 
     private byte readType(int node) throws IOException {
-      DataInputStream in = new DataInputStream(socket(node).getInputStream());
-      int length = in.readInt();
-      byte[] rest = new byte[length];
-      in.readFully(rest);
-      return rest[FrameDescriptor.TYPE_OFFSET - 4];
+      ByteBuf frame = readFrame(node);
+      try {
+        return FrameDescriptor.type(frame);
+      } finally {
+        frame.release();
+      }
     }
 
+    /** The next whole frame from {@code node}, length prefix included. */
+    ByteBuf readFrame(int node) throws IOException {
+      DataInputStream in = new DataInputStream(socket(node).getInputStream());
+      int length = in.readInt();
+      ByteBuf frame = Unpooled.buffer(4 + length);
+      frame.writeInt(length);
+      frame.writeBytes(in, length);
+      return frame;
+    }
+
+    /** Closes every connection; a later call opens new ones (the same client, restarted). */
     @Override
     public void close() throws IOException {
       for (Socket socket : sockets.values()) {
         socket.close();
       }
+      sockets.clear();
     }
   }
 }

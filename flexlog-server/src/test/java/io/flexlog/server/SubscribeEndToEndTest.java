@@ -7,6 +7,7 @@ import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
 import io.flexlog.client.Subscription;
+import io.flexlog.client.internals.SubscriptionProbe;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
@@ -275,9 +276,33 @@ class SubscribeEndToEndTest {
         assertThat(record).as("record after %s", seen.size()).isNotNull();
         seen.add(record.sn());
       }
-      assertThat(stream.poll(Duration.ofMillis(200))).isNull();
+      // Nothing after the last acked record: every shard's current replica is heard from twice
+      // after it was taken. A replica sends a SUBSCRIBE_PROGRESS (on an idle subscription, a
+      // heartbeat every interval) only after the records it had credit for, and the second one
+      // comes an interval after the first, when the credit granted for the records taken has long
+      // arrived; frames of a stream arrive in order.
+      long[] before = SubscriptionProbe.progressFramesHeard(stream, PATIENCE);
+      awaitTrue(
+          () -> heardSince(stream, before, 2),
+          "every shard's replica sent two SUBSCRIBE_PROGRESS after the last record");
+      assertThat(stream.poll(Duration.ZERO)).isNull();
     }
     assertThat(seen).isEqualTo(acked);
+  }
+
+  /** Whether every shard of the stream heard {@code frames} more progress frames than before. */
+  private static boolean heardSince(RecordStream stream, long[] before, int frames) {
+    try {
+      long[] now = SubscriptionProbe.progressFramesHeard(stream, PATIENCE);
+      for (int i = 0; i < before.length; i++) {
+        if (now[i] < before[i] + frames) {
+          return false;
+        }
+      }
+      return true;
+    } catch (Exception e) {
+      throw new AssertionError("could not read the subscription's progress frames", e);
+    }
   }
 
   @Test

@@ -130,9 +130,8 @@ final class Appends {
       if ((append.ackedMask & (1 << i)) != 0) {
         continue;
       }
-      int node = replicas.get(i);
       outbound.send(
-          node,
+          replicas.get(i),
           AppendDescriptor.encodeHeader(
               outbound.alloc(),
               append.sequence,
@@ -140,8 +139,8 @@ final class Appends {
               append.sequence,
               append.colorId,
               append.shard.id(),
-              append.payload.readableBytes()));
-      outbound.send(node, append.payload.retainedDuplicate());
+              append.payload.readableBytes()),
+          append.payload.retainedDuplicate());
     }
   }
 

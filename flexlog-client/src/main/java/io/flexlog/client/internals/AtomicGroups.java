@@ -197,8 +197,8 @@ final class AtomicGroups {
             group.targetShard[index],
             tokens.session(),
             group.sequences[index],
-            payload.readableBytes()));
-    outbound.send(node, payload.retainedDuplicate());
+            payload.readableBytes()),
+        payload.retainedDuplicate());
   }
 
   /** STAGE_ACK: one replica staged one member; once all are staged everywhere, commit. */

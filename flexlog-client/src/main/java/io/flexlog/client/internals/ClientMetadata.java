@@ -9,7 +9,6 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +44,10 @@ final class ClientMetadata {
   private final Consumer<Topology> onApplied;
   private final List<Runnable> afterRefresh = new ArrayList<>();
   private volatile Metadata metadata;
+
+  /** The shards by color of {@link #metadata}'s topology, rebuilt when a newer one is applied. */
+  private volatile SubtreeShards subtreeShards;
+
   private boolean refreshing;
 
   /**
@@ -60,6 +63,7 @@ final class ClientMetadata {
       Outbound outbound,
       Consumer<Topology> onApplied) {
     this.metadata = initial;
+    this.subtreeShards = new SubtreeShards(initial.topology());
     this.loop = loop;
     this.fetcher = fetcher;
     this.connectTimeout = connectTimeout;
@@ -93,11 +97,18 @@ final class ClientMetadata {
             + topology().colors().stream().map(Color::name).sorted().toList());
   }
 
-  /** The shards that may hold records of a color, by id, so that key hashing is stable. */
+  /**
+   * The shards that may hold records of a color, by id, so that key hashing is stable. The list is
+   * computed once per topology (appends call this for every record) and must not be modified.
+   */
   List<Shard> shardsOf(int colorId) {
-    List<Shard> shards = new ArrayList<>(topology().shardsInSubtree(colorId));
-    shards.sort(Comparator.comparingInt(Shard::id));
-    return shards;
+    Topology topology = topology();
+    SubtreeShards shards = subtreeShards;
+    if (shards.topology() != topology) {
+      // Between the two volatile writes of onFetched, or read off the loop just then.
+      shards = new SubtreeShards(topology);
+    }
+    return shards.of(colorId);
   }
 
   /**
@@ -137,6 +148,7 @@ final class ClientMetadata {
   void onFetched(Metadata fetched) {
     refreshing = false;
     if (fetched != null && fetched.topology().version() >= topology().version()) {
+      subtreeShards = new SubtreeShards(fetched.topology());
       metadata = fetched;
       onApplied.accept(fetched.topology());
     }

@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -261,6 +262,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   void onProgress(ShardStream stream, ByteBuf frame) {
     if (!stopped && stream.isStreaming()) {
       stream.lastHeardNs = ctx.nanoTime();
+      stream.progressFrames++;
       progress(stream, SubscribeProgressDescriptor.progress(frame));
     }
   }
@@ -359,6 +361,25 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
         failover(stream, true);
       }
     }
+  }
+
+  /**
+   * The SUBSCRIBE_PROGRESS frames heard so far per shard, in merge order, read on the client's
+   * loop; for tests and diagnostics. A replica sends one after the records before it, and an idle
+   * subscription gets one every heartbeat interval, so a count that grew after a record was taken
+   * shows the replica was heard from after that record.
+   */
+  CompletableFuture<long[]> progressFramesHeard() {
+    CompletableFuture<long[]> heard = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          long[] counts = new long[streams.length];
+          for (int i = 0; i < counts.length; i++) {
+            counts[i] = streams[i].progressFrames;
+          }
+          heard.complete(counts);
+        });
+    return heard;
   }
 
   /** How many times a stream was left because its replica fell silent; loop-confined. */

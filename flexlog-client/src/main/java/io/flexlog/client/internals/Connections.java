@@ -65,6 +65,19 @@ final class Connections implements Outbound {
   public void send(int nodeId, ByteBuf frame) {
     QueuedConnection connection = connection(nodeId);
     connection.write(frame);
+    written(connection);
+  }
+
+  /** One connection lookup and one flush mark for the two buffers of a record's frame. */
+  @Override
+  public void send(int nodeId, ByteBuf header, ByteBuf payload) {
+    QueuedConnection connection = connection(nodeId);
+    connection.write(header);
+    connection.write(payload);
+    written(connection);
+  }
+
+  private void written(QueuedConnection connection) {
     if (!dirty.contains(connection)) {
       dirty.add(connection);
     }

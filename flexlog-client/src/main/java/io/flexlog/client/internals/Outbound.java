@@ -21,6 +21,16 @@ interface Outbound {
    */
   void send(int nodeId, ByteBuf frame);
 
+  /**
+   * Writes a frame's header and then its payload (a separate buffer, sent without a copy) to node
+   * {@code nodeId}: the same as two {@link #send} calls, which an implementation may do with one
+   * lookup of the connection.
+   */
+  default void send(int nodeId, ByteBuf header, ByteBuf payload) {
+    send(nodeId, header);
+    send(nodeId, payload);
+  }
+
   /** Flushes every connection written to since the last flush. */
   void flush();
 }

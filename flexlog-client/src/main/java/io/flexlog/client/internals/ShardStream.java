@@ -55,6 +55,12 @@ final class ShardStream {
   /** When the current replica last sent a frame of this stream (or when it was asked to open). */
   long lastHeardNs;
 
+  /**
+   * SUBSCRIBE_PROGRESS frames (heartbeats included) heard on this shard's streams, over every
+   * replica it streamed from.
+   */
+  long progressFrames;
+
   ShardStream(ClientSubscription owner, int index, Shard shard, int firstReplica) {
     this.owner = owner;
     this.index = index;

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -60,5 +63,57 @@ class ClientMetadataTest {
   void shouldListAColorsShardsByIdAcrossItsSubtree() {
     assertThat(client.metadata.shardsOf(0))
         .containsExactly(ClientHarness.ORDERS_A, ClientHarness.ORDERS_B);
+  }
+
+  @Test
+  void shouldComputeTheShardListsOncePerTopologyAndHandOutTheSameListToEveryAppend() {
+    List<Shard> first = client.metadata.shardsOf(ClientHarness.ORDERS.id());
+
+    assertThat(client.metadata.shardsOf(ClientHarness.ORDERS.id())).isSameAs(first);
+    assertThatThrownBy(() -> first.add(ClientHarness.EVENTS_A))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(client.metadata.shardsOf(ClientHarness.EVENTS.id())).isEmpty();
+
+    client.metadata.refresh(() -> {});
+    client.completeFetch(ClientHarness.topology(6, true));
+
+    assertThat(client.metadata.shardsOf(ClientHarness.EVENTS.id()))
+        .containsExactly(ClientHarness.EVENTS_A);
+    assertThat(client.metadata.shardsOf(0))
+        .containsExactly(ClientHarness.ORDERS_A, ClientHarness.ORDERS_B, ClientHarness.EVENTS_A);
+  }
+
+  @Test
+  void shouldListForEveryColorOfADeepTreeWhatItsSubtreeHoldsSortedById() {
+    // global > a > (b, c), global > d; shards attached at every level, ids out of order.
+    List<Color> colors =
+        List.of(
+            new Color(0, Color.GLOBAL, Color.NO_PARENT, 0),
+            new Color(1, "a", 0, 0),
+            new Color(2, "b", 1, 0),
+            new Color(3, "c", 1, 0),
+            new Color(4, "d", 0, 0));
+    List<Shard> shards =
+        List.of(
+            new Shard(9, 2, List.of(1)),
+            new Shard(3, 3, List.of(2)),
+            new Shard(7, 1, List.of(3)),
+            new Shard(1, 4, List.of(1)),
+            new Shard(5, 0, List.of(2)),
+            new Shard(2, 2, List.of(3)));
+    Topology tree =
+        new Topology(
+            7, ClientHarness.topology(1, false).nodes().values().stream().toList(), colors, shards);
+    client.metadata.refresh(() -> {});
+    client.completeFetch(tree);
+
+    for (Color color : colors) {
+      List<Shard> expected = new ArrayList<>(tree.shardsInSubtree(color.id()));
+      expected.sort(Comparator.comparingInt(Shard::id));
+      assertThat(client.metadata.shardsOf(color.id())).as(color.name()).isEqualTo(expected);
+    }
+    assertThat(client.metadata.shardsOf(2)).extracting(Shard::id).containsExactly(2, 9);
+    assertThat(client.metadata.shardsOf(0)).extracting(Shard::id).containsExactly(1, 2, 3, 5, 7, 9);
+    assertThat(client.metadata.shardsOf(42)).as("unknown color").isEmpty();
   }
 }

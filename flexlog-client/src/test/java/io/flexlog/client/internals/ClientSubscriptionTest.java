@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -461,6 +462,29 @@ class ClientSubscriptionTest {
 
     assertThat(ctx.take()).isEmpty();
     assertThat(subscription.silentStreams()).isZero();
+  }
+
+  @Test
+  void shouldCountTheProgressFramesHeardPerShardAcrossReplicas() throws Exception {
+    ClientSubscription subscription = subscription(0);
+    List<Sent> sent = ctx.take();
+    Sent a = openFor(sent, A);
+    Sent b = openFor(sent, B);
+    records(subscription, a, 8, 3, 7); // records carry a progress too, but are not counted
+    progress(subscription, b, 5);
+    progress(subscription, b, 5);
+
+    CompletableFuture<long[]> heard = subscription.progressFramesHeard();
+    assertThat(heard).as("read on the loop").isNotDone();
+    runLoopTasks();
+    assertThat(heard.get()).containsExactly(0, 2);
+
+    error(subscription, a, ErrorCode.INTERNAL); // shard A moves to another replica
+    Sent reopened = openFor(ctx.take(), A);
+    progress(subscription, reopened, 8);
+    CompletableFuture<long[]> later = subscription.progressFramesHeard();
+    runLoopTasks();
+    assertThat(later.get()).containsExactly(1, 2);
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.flexlog.replica.replication.ReplicaRuntime;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.StagingHook;
 import io.flexlog.replica.storage.LogStorage;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import java.util.function.BooleanSupplier;
@@ -49,8 +50,10 @@ import java.util.function.Supplier;
  *   <li><b>Abort.</b> A group that got no END within {@link AtomicConfig#abandonAfter()} of its
  *       last STAGE (the client is gone) is durably aborted with an ABORTED entry; from then on this
  *       replica never writes END for it and answers COMMIT_GROUP with GROUP_ABORTED (only once the
- *       ABORTED entry is durable). END versus ABORTED is decided by whichever this replica wrote
- *       first. All or nothing still holds: only a replica with a durable END forwards.
+ *       ABORTED entry is durable, which also counts the group in {@code
+ *       flexlog.replica.atomic.groups.aborted}). END versus ABORTED is decided by whichever this
+ *       replica wrote first. All or nothing still holds: only a replica with a durable END
+ *       forwards.
  *   <li><b>Reclaim.</b> A finished (DONE durable) or aborted group is remembered in memory for
  *       {@link AtomicConfig#resultRetention()} (at most {@link AtomicConfig#resultRetentionCount()}
  *       of them) to answer late COMMIT_GROUP retries, then forgotten; COMMIT_GROUP for a group this
@@ -90,6 +93,12 @@ public final class AtomicAppends implements StagingHook {
 
   /** Counts members whose forward failed permanently, tagged by node and error code. */
   public static final String FORWARD_FAILURES_METRIC = "flexlog.replica.atomic.forward.failures";
+
+  /**
+   * Counts groups this replica aborted (ABORTED durable, the abandon time passed without END),
+   * tagged by node.
+   */
+  public static final String GROUPS_ABORTED_METRIC = "flexlog.replica.atomic.groups.aborted";
 
   private final ForwardTransport transport;
   private final GroupTable table;
@@ -151,7 +160,19 @@ public final class AtomicAppends implements StagingHook {
     Runnable armTimer = this::armTimer;
     this.decisions =
         new GroupDecisions(
-            nodeId, config, table, log, replies, afterFlush, forwarder, scheduler, armTimer);
+            nodeId,
+            config,
+            table,
+            log,
+            replies,
+            afterFlush,
+            forwarder,
+            scheduler,
+            armTimer,
+            Counter.builder(GROUPS_ABORTED_METRIC)
+                .tag("node", Integer.toString(nodeId))
+                .description("atomic groups aborted: no commit within the abandon time")
+                .register(registry));
     this.stager =
         new Stager(nodeId, topology, limits, table, log, replies, afterFlush, scheduler, armTimer);
     this.recovery = new GroupRecovery(nodeId, table, log, forwarder, scheduler);

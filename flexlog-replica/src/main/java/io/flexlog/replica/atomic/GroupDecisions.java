@@ -5,6 +5,7 @@ import io.flexlog.core.protocol.CommitGroupDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.replica.replication.Connection;
 import io.flexlog.replica.replication.ReplicaRuntime;
+import io.micrometer.core.instrument.Counter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.slf4j.Logger;
@@ -38,6 +39,7 @@ final class GroupDecisions {
   private final Forwarder forwarder;
   private final ReplicaRuntime scheduler;
   private final Runnable armTimer;
+  private final Counter aborted;
 
   GroupDecisions(
       int nodeId,
@@ -48,7 +50,8 @@ final class GroupDecisions {
       AfterFlush afterFlush,
       Forwarder forwarder,
       ReplicaRuntime scheduler,
-      Runnable armTimer) {
+      Runnable armTimer,
+      Counter aborted) {
     this.nodeId = nodeId;
     this.config = config;
     this.table = table;
@@ -58,6 +61,7 @@ final class GroupDecisions {
     this.forwarder = forwarder;
     this.scheduler = scheduler;
     this.armTimer = armTimer;
+    this.aborted = aborted;
   }
 
   /** COMMIT_GROUP from a client; the caller keeps the frame. */
@@ -147,8 +151,9 @@ final class GroupDecisions {
   }
 
   /**
-   * Writes ABORTED for a group without END whose client is gone; the group counts as aborted, and
-   * its waiters get GROUP_ABORTED, once the entry is durable.
+   * Writes ABORTED for a group without END whose client is gone; the group counts as aborted (and
+   * in {@link AtomicAppends#GROUPS_ABORTED_METRIC}), and its waiters get GROUP_ABORTED, once the
+   * entry is durable.
    *
    * @return false if the log had no space (the next timer tick tries again)
    */
@@ -167,6 +172,7 @@ final class GroupDecisions {
     afterFlush.add(
         () -> {
           group.aborted = true;
+          aborted.increment();
           table.settle(group, scheduler.nanoTime());
           for (int i = 0; i < group.waiters.size(); i++) {
             replies.aborted(group.waiters.get(i), group.waiterRequestIds.getLong(i), group);

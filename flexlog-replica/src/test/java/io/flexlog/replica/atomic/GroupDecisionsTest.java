@@ -110,7 +110,9 @@ class GroupDecisionsTest {
     node.scheduler.advance(NANO); // the tick at exactly ABANDON after the STAGE writes ABORTED
     node.commit(1, 9, 2);
     assertThat(node.replies()).as("ABORTED is not durable yet: the client waits").isEmpty();
+    assertThat(abortedGroups()).as("not counted before ABORTED is durable").isZero();
     node.endTurn();
+    assertThat(abortedGroups()).isEqualTo(1);
 
     Reply aborted = singleReply();
     assertThat(aborted.requestId()).isEqualTo(9);
@@ -123,6 +125,15 @@ class GroupDecisionsTest {
     node.endTurn();
     node.scheduler.advance(RETRY.multipliedBy(10));
     assertThat(node.forwarded).isEmpty();
+    assertThat(abortedGroups()).as("counted once").isEqualTo(1);
+  }
+
+  private double abortedGroups() {
+    return node.registry
+        .get(AtomicAppends.GROUPS_ABORTED_METRIC)
+        .tag("node", Integer.toString(AtomicHarness.NODE))
+        .counter()
+        .count();
   }
 
   @Test
@@ -145,6 +156,7 @@ class GroupDecisionsTest {
     Reply result = singleReply();
     assertThat(result.type()).isEqualTo(MessageType.GROUP_RESULT);
     assertThat(result.sns()).containsExactly(Sn.of(1, 10), Sn.of(1, 11));
+    assertThat(abortedGroups()).isZero();
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
+import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
@@ -11,6 +12,7 @@ import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.server.Nodes;
 import io.flexlog.server.config.ClusterFile;
+import io.flexlog.server.config.ClusterFileDef;
 import io.flexlog.server.config.NodeSettings;
 import io.flexlog.server.control.AdminServer;
 import io.flexlog.server.control.ClusterController;
@@ -70,6 +72,8 @@ public final class DevCluster implements AutoCloseable {
    * @param adminPort the admin service's port; 0 picks a free one
    * @param pmBytes each replica's PM log capacity
    * @param cacheBytes each replica's off-heap cache budget, 0 for none
+   * @param atomicAbandonAfter how long after its last STAGE a replica aborts an atomic group that
+   *     got no commit ({@code atomic-abandon-after-ms}); tests of a crashed client shorten it
    */
   public record Options(
       Path dataDir,
@@ -79,7 +83,34 @@ public final class DevCluster implements AutoCloseable {
       long pmBytes,
       long cacheBytes,
       Layout layout,
-      int adminPort) {
+      int adminPort,
+      Duration atomicAbandonAfter) {
+    public Options {
+      ClusterFileDef.ATOMIC_ABANDON_AFTER.validate(atomicAbandonAfter);
+    }
+
+    /** Options with the default abandon time of atomic groups. */
+    public Options(
+        Path dataDir,
+        int port,
+        String engine,
+        DurabilityMode durability,
+        long pmBytes,
+        long cacheBytes,
+        Layout layout,
+        int adminPort) {
+      this(
+          dataDir,
+          port,
+          engine,
+          durability,
+          pmBytes,
+          cacheBytes,
+          layout,
+          adminPort,
+          AtomicConfig.DEFAULT_ABANDON_AFTER);
+    }
+
     /** A flat cluster with the default cache budget and the admin service on a free port. */
     public Options(Path dataDir, int port, String engine, DurabilityMode durability, long pmBytes) {
       this(dataDir, port, engine, durability, pmBytes, Layout.FLAT, 0);
@@ -114,6 +145,12 @@ public final class DevCluster implements AutoCloseable {
           TieredStorageConfig.DEFAULT_CACHE_BYTES,
           layout,
           adminPort);
+    }
+
+    /** These options with another abandon time of atomic groups. */
+    public Options withAtomicAbandonAfter(Duration abandonAfter) {
+      return new Options(
+          dataDir, port, engine, durability, pmBytes, cacheBytes, layout, adminPort, abandonAfter);
     }
   }
 
@@ -265,16 +302,27 @@ public final class DevCluster implements AutoCloseable {
   }
 
   private static NodeSettings settings(Options options, int nodeId, Path dir) {
+    AtomicConfig defaults = AtomicConfig.defaults();
     return new NodeSettings(
-            nodeId,
-            dir,
-            options.engine(),
-            options.durability(),
-            options.pmBytes(),
-            ClusterFile.defaultChunk(options.pmBytes()),
-            ReplicaLimits.DEFAULT_READ_HOLD,
-            0)
-        .withCacheBytes(options.cacheBytes());
+        nodeId,
+        dir,
+        options.engine(),
+        options.durability(),
+        options.pmBytes(),
+        ClusterFile.defaultChunk(options.pmBytes()),
+        ReplicaLimits.DEFAULT_READ_HOLD,
+        0,
+        options.cacheBytes(),
+        TieredStorageConfig.DEFAULT_PM_HIGH_WATERMARK,
+        null,
+        TieredStorageConfig.DEFAULT_SEGMENT_BYTES,
+        new AtomicConfig(
+            defaults.resultRetention(),
+            defaults.resultRetentionCount(),
+            options.atomicAbandonAfter(),
+            defaults.forwardRetry(),
+            defaults.forwardRetryMax()),
+        null);
   }
 
   private void awaitConnected(Duration timeout) throws InterruptedException {
