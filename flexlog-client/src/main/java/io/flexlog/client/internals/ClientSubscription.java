@@ -279,7 +279,6 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     }
     switch (code) {
       case NOT_READY -> {
-        stream.onRefused();
         LOG.debug("subscription to '{}': {} refused: {}", colorName, stream, message);
         failover(stream, false);
       }

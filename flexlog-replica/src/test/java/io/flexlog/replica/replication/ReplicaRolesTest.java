@@ -98,6 +98,10 @@ class ReplicaRolesTest {
             runtime,
             new SimpleMeterRegistry());
     engine.recover();
+    // Connected: the sequencer welcomed this replica and its first watermark left nothing blind.
+    engine.onSequencerLinkUp(SEQUENCER, 1);
+    watermark(E1);
+    runtime.runTasks();
   }
 
   @AfterEach
