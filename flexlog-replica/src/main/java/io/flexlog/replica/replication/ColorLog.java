@@ -149,6 +149,21 @@ final class ColorLog {
     awaitingCount++;
   }
 
+  /** The smallest SN assigned to this shard whose record has not arrived, or 0 if none. */
+  long firstAwaiting() {
+    return awaitingCount > 0 ? awaiting[0] : 0;
+  }
+
+  boolean awaits(long sn) {
+    return Arrays.binarySearch(awaiting, 0, awaitingCount, sn) >= 0;
+  }
+
+  /** The awaited SN a sync-phase fill watches, and since when (see {@code RangeSync}). */
+  long fillSn;
+
+  long fillSinceNs;
+  boolean filling;
+
   void recordArrived(long sn) {
     int at = Arrays.binarySearch(awaiting, 0, awaitingCount, sn);
     if (at >= 0) {

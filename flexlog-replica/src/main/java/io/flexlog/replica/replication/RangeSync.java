@@ -42,6 +42,12 @@ final class RangeSync {
 
   static final int MAX_BYTES = 256 * 1024;
 
+  /**
+   * How long an SN assigned to this shard may wait for its record before the replica fetches it
+   * from its peers: the client that sent it may have given up on this replica, or died.
+   */
+  static final long FILL_AFTER_MS = 1000;
+
   /** The engine side of the sync. */
   interface Host {
     /** The other replicas of the shard. */
@@ -61,6 +67,9 @@ final class RangeSync {
 
     /** Blind ranges of the log were closed. */
     void closed(ColorLog log);
+
+    /** Asks for an end of turn, where {@link #afterCommits} and the checks run. */
+    void requestTurn();
   }
 
   private final Host host;
@@ -75,6 +84,7 @@ final class RangeSync {
   private long started;
   private long closed;
   private long fetched;
+  private long fills;
 
   RangeSync(Host host, LogStorage storage, ReplicaRuntime runtime, ReplicaPublisher publisher) {
     this.host = host;
@@ -99,6 +109,10 @@ final class RangeSync {
     return fetched;
   }
 
+  long fills() {
+    return fills;
+  }
+
   // ---------------------------------------------------------------- asking
 
   /**
@@ -116,7 +130,8 @@ final class RangeSync {
     }
     int[] peerIds = peers == null ? new int[0] : host.peersOf(log.shardId);
     Fetch fetch =
-        new Fetch(log, sequencerId, incarnation, log.firstBlindFrom(), log.lastBlindTo(), peerIds);
+        new Fetch(
+            log, sequencerId, incarnation, log.firstBlindFrom(), log.lastBlindTo(), peerIds, false);
     log.fetching = true;
     fetches.add(fetch);
     started++;
@@ -126,6 +141,46 @@ final class RangeSync {
     if (peerIds.length > 0) {
       peers.flush();
     }
+    scheduleRetry(fetch);
+  }
+
+  /**
+   * Fetches, from the peers, the record of the smallest SN the log has been waiting for for {@link
+   * #FILL_AFTER_MS} (assigned here, record never received); any peer that committed it answers.
+   * Called for every log at the end of each turn.
+   */
+  void fillIfStuck(ColorLog log) {
+    long first = log.firstAwaiting();
+    if (first == 0 || peers == null) {
+      log.fillSn = 0;
+      return;
+    }
+    long now = runtime.nanoTime();
+    if (log.fillSn != first) {
+      log.fillSn = first;
+      log.fillSinceNs = now;
+      // Look again when the record is overdue, even if nothing else ends a turn meanwhile.
+      runtime.schedule(host::requestTurn, TimeUnit.MILLISECONDS.toNanos(FILL_AFTER_MS));
+      return;
+    }
+    if (log.filling || now - log.fillSinceNs < TimeUnit.MILLISECONDS.toNanos(FILL_AFTER_MS)) {
+      return;
+    }
+    int sequencerId = host.sequencerOf(log.shardId);
+    int[] peerIds = host.peersOf(log.shardId);
+    if (peerIds.length == 0) {
+      return;
+    }
+    Fetch fetch =
+        new Fetch(
+            log, sequencerId, host.linkIncarnation(sequencerId), first - 1, first, peerIds, true);
+    log.filling = true;
+    fetches.add(fetch);
+    fills++;
+    for (int i = 0; i < peerIds.length; i++) {
+      send(fetch, i);
+    }
+    peers.flush();
     scheduleRetry(fetch);
   }
 
@@ -141,7 +196,11 @@ final class RangeSync {
 
   private void drop(Fetch fetch) {
     fetches.remove(fetch);
-    fetch.log.fetching = false;
+    if (fetch.fill) {
+      fetch.log.filling = false;
+    } else {
+      fetch.log.fetching = false;
+    }
     fetch.cancelled = true;
     if (fetch.retry != null) {
       fetch.retry.cancel();
@@ -202,9 +261,7 @@ final class RangeSync {
     }
     byRequest.remove(requestId);
     int flags = SyncEntriesDescriptor.flags(frame);
-    if ((flags & SyncEntriesDescriptor.SETTLED) == 0) {
-      return; // not settled yet: the retry timer asks again
-    }
+    boolean settled = (flags & SyncEntriesDescriptor.SETTLED) != 0;
     int count = SyncEntriesDescriptor.count(frame);
     int at = SyncEntriesDescriptor.payloadsStart(frame);
     for (int i = 0; i < count; i++) {
@@ -220,8 +277,15 @@ final class RangeSync {
         return; // no room: the retry timer fetches again from the cursor
       }
       fetched++;
-      fetch.cursors[peer] = sn;
+      if (settled) {
+        fetch.cursors[peer] = sn;
+      }
       at += length;
+    }
+    if (!settled || fetch.fill) {
+      // A fill is done once the record is here; an unsettled peer's records are kept, but its
+      // answer is not complete: the retry timer asks again from the same cursor.
+      return;
     }
     fetch.cursors[peer] = SyncEntriesDescriptor.coveredSn(frame);
     if ((flags & SyncEntriesDescriptor.MORE) != 0) {
@@ -245,6 +309,12 @@ final class RangeSync {
     asked.clear();
     for (int i = fetches.size() - 1; i >= 0; i--) {
       Fetch fetch = fetches.get(i);
+      if (fetch.fill) {
+        if (!fetch.log.awaits(fetch.through)) {
+          drop(fetch);
+        }
+        continue;
+      }
       if (fetch.complete()
           && host.settled(
               fetch.log.shardId,
@@ -279,10 +349,8 @@ final class RangeSync {
       return;
     }
     ColorLog log = a.log;
-    if (!host.settled(log.shardId, log.colorId, a.sequencerId, a.incarnation, a.through)) {
-      publisher.syncEntries(a.connection, a.requestId, log, 0, a.after, 0, 0);
-      return;
-    }
+    boolean settled =
+        host.settled(log.shardId, log.colorId, a.sequencerId, a.incarnation, a.through);
     long after = Math.max(a.after, storage.trimPoint(log.colorId));
     int from = log.index.ceilingPosition(after + 1);
     int to = from;
@@ -296,7 +364,8 @@ final class RangeSync {
     }
     boolean more = to < log.index.size() && log.index.snAt(to) <= a.through;
     long covered = more ? log.index.snAt(to - 1) : a.through;
-    int flags = SyncEntriesDescriptor.SETTLED | (more ? SyncEntriesDescriptor.MORE : 0);
+    int flags =
+        (settled ? SyncEntriesDescriptor.SETTLED : 0) | (more ? SyncEntriesDescriptor.MORE : 0);
     publisher.syncEntries(a.connection, a.requestId, log, flags, covered, from, to);
   }
 
@@ -311,10 +380,22 @@ final class RangeSync {
     final long[] cursors;
     final long[] requestIds;
     final boolean[] done;
+
+    /** Fetches one awaited record (see {@link RangeSync#fillIfStuck}), not a blind range. */
+    final boolean fill;
+
     boolean cancelled;
     ReplicaRuntime.Timer retry;
 
-    Fetch(ColorLog log, int sequencerId, int incarnation, long from, long through, int[] peerIds) {
+    Fetch(
+        ColorLog log,
+        int sequencerId,
+        int incarnation,
+        long from,
+        long through,
+        int[] peerIds,
+        boolean fill) {
+      this.fill = fill;
       this.log = log;
       this.sequencerId = sequencerId;
       this.incarnation = incarnation;

@@ -70,6 +70,10 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
         .tag("node", node)
         .description("sync-phase fetches that closed the blind ranges of a (shard, color)")
         .register(registry);
+    FunctionCounter.builder("flexlog.replica.sync.fills", rangeSync, RangeSync::fills)
+        .tag("node", node)
+        .description("fetches of a record assigned here that never arrived from its client")
+        .register(registry);
     FunctionCounter.builder("flexlog.replica.sync.fetched", rangeSync, RangeSync::fetched)
         .tag("node", node)
         .description("records received from peers by the sync phase")
@@ -184,7 +188,9 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
       }
     }
     for (int i = 0; i < shards.logCount(); i++) {
-      rangeSync.startIfNeeded(shards.logAt(i));
+      ColorLog log = shards.logAt(i);
+      rangeSync.startIfNeeded(log);
+      rangeSync.fillIfStuck(log);
     }
     rangeSync.afterCommits();
   }
@@ -296,6 +302,11 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
         log.colorId,
         Sn.describe(log.committedThrough()));
     closedListener.accept(log);
+    requestTurn.run();
+  }
+
+  @Override
+  public void requestTurn() {
     requestTurn.run();
   }
 
