@@ -3,11 +3,6 @@ package io.flexlog.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.sim.SimWorld.Faults;
-import java.util.EnumMap;
-import java.util.EnumSet;
-import java.util.Map;
-import java.util.Set;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,38 +13,21 @@ import org.junit.jupiter.api.Test;
  * per test (the {@code sim-soak} profile runs thousands), {@code -Dflexlog.sim.trace=N} keeps the
  * last N events.
  *
- * <p>Without faults every {@link Invariant} is enforced. With faults, the invariants that the
- * protocol does not keep yet (the sync phase and fencing of issue 16 are not built) are counted and
- * printed instead, so the runs still check everything else; the tests that enforce them too are
- * disabled until issue 16 lands. docs/testing.md lists which invariant each mode enforces.
+ * <p>Every {@link Invariant} is enforced after every step in every mode, faults included:
+ * connection losses, crashes one at a time, several processes down at once, and issue 16's combined
+ * crash of a sequencer with a replica of its shard. docs/testing.md describes the modes.
  */
 class DataPathSimulationTest {
   private static final int SEEDS = Integer.getInteger("flexlog.sim.seeds", 100);
   private static final int STEPS = Integer.getInteger("flexlog.sim.steps", 400);
   private static final Long ONE_SEED = Long.getLong("flexlog.sim.seed");
 
-  /**
-   * What the protocol does not keep when connections drop: a subscriber skips or stalls on an
-   * acknowledged record (issue 16; the sync phase of issue 10 is not built).
-   */
-  private static final Set<Invariant> NOT_YET_UNDER_FAULTS =
-      EnumSet.of(Invariant.SUBSCRIBERS_AGREE, Invariant.SUBSCRIBERS_COMPLETE);
-
-  /**
-   * When processes crash an append can also be acknowledged at two SNs: a record that reaches a
-   * replica after its token sync is ordered again in the new epoch (issue 16).
-   */
-  private static final Set<Invariant> NOT_YET_UNDER_CRASHES =
-      EnumSet.of(
-          Invariant.SUBSCRIBERS_AGREE, Invariant.SUBSCRIBERS_COMPLETE, Invariant.ONE_SN_PER_TOKEN);
-
   @Test
   void shouldReplayTheSameRunForTheSameSeed() {
     long seed = ONE_SEED != null ? ONE_SEED : 20261124L;
-    Set<Invariant> enforced = EnumSet.complementOf(EnumSet.copyOf(NOT_YET_UNDER_CRASHES));
-    SimWorld first = new SimWorld(seed, Faults.CRASHES, enforced);
+    SimWorld first = new SimWorld(seed, Faults.CRASHES);
     first.run(STEPS);
-    SimWorld second = new SimWorld(seed, Faults.CRASHES, enforced);
+    SimWorld second = new SimWorld(seed, Faults.CRASHES);
     second.run(STEPS);
     assertThat(second.summary()).isEqualTo(first.summary());
     assertThat(second.history.acked).isEqualTo(first.history.acked);
@@ -58,34 +36,37 @@ class DataPathSimulationTest {
 
   @Test
   void shouldKeepEveryInvariantOnAReliableNetwork() {
-    Totals totals = runAll(1_000_000L, Faults.NONE, Set.of());
+    Totals totals = runAll(1_000_000L, Faults.NONE);
     assertThat(totals.acked).as("appends acknowledged over all seeds").isGreaterThan(SEEDS * 10L);
   }
 
   @Test
-  void shouldKeepTheLogInvariantsWhenConnectionsDrop() {
-    Totals totals = runAll(2_000_000L, Faults.DROPS, NOT_YET_UNDER_FAULTS);
+  void shouldKeepEveryInvariantWhenConnectionsDrop() {
+    Totals totals = runAll(2_000_000L, Faults.DROPS);
     assertThat(totals.drops).as("dropped connections over all seeds").isGreaterThan(SEEDS);
   }
 
   @Test
-  void shouldKeepTheLogInvariantsWhenProcessesCrashOneAtATime() {
-    Totals totals = runAll(3_000_000L, Faults.CRASH_ONE, NOT_YET_UNDER_CRASHES);
+  void shouldKeepEveryInvariantWhenProcessesCrashOneAtATime() {
+    Totals totals = runAll(3_000_000L, Faults.CRASH_ONE);
     assertThat(totals.crashes).as("process crashes over all seeds").isGreaterThan(SEEDS / 2);
   }
 
   @Test
-  void shouldKeepTheLogInvariantsWhenSeveralProcessesAreDownAtOnce() {
-    Totals totals = runAll(4_000_000L, Faults.CRASHES, NOT_YET_UNDER_CRASHES);
+  void shouldKeepEveryInvariantWhenSeveralProcessesAreDownAtOnce() {
+    Totals totals = runAll(4_000_000L, Faults.CRASHES);
     assertThat(totals.crashes).as("process crashes over all seeds").isGreaterThan(SEEDS);
   }
 
+  /**
+   * Issue 16: a sequencer and a replica of one of its shards crash in the same step, again and
+   * again, and restart in every order relative to each other and to the other replicas.
+   */
   @Test
-  @Disabled("issue 16: subscribers skip or stall on acknowledged records after drops and crashes")
-  void shouldKeepEveryInvariantUnderEveryFault() {
-    runAll(2_000_000L, Faults.DROPS, Set.of());
-    runAll(3_000_000L, Faults.CRASH_ONE, Set.of());
-    runAll(4_000_000L, Faults.CRASHES, Set.of());
+  void shouldKeepEveryInvariantWhenASequencerAndAReplicaOfItsShardCrashTogether() {
+    Totals totals = runAll(5_000_000L, Faults.COMBINED);
+    assertThat(totals.combined).as("combined crashes over all seeds").isGreaterThan(SEEDS);
+    assertThat(totals.acked).as("appends acknowledged over all seeds").isGreaterThan(SEEDS * 5L);
   }
 
   private static final class Totals {
@@ -93,35 +74,29 @@ class DataPathSimulationTest {
     long groups;
     long drops;
     long crashes;
+    long combined;
   }
 
-  private static Totals runAll(long base, Faults faults, Set<Invariant> counted) {
-    Set<Invariant> enforced = EnumSet.allOf(Invariant.class);
-    enforced.removeAll(counted);
+  private static Totals runAll(long base, Faults faults) {
     Totals totals = new Totals();
-    Map<Invariant, Integer> seedsViolating = new EnumMap<>(Invariant.class);
-    Map<Invariant, Long> firstSeed = new EnumMap<>(Invariant.class);
     long steps = 0;
     long started = System.nanoTime();
     long[] seeds = ONE_SEED != null ? new long[] {ONE_SEED} : range(base, SEEDS);
     for (long seed : seeds) {
-      SimWorld world = new SimWorld(seed, faults, enforced);
+      SimWorld world = new SimWorld(seed, faults);
       world.run(STEPS);
       totals.acked += world.operationsAcked();
       totals.groups += world.groupsAcked();
       totals.drops += world.network.drops;
       totals.crashes += world.crashes;
+      totals.combined += world.combinedCrashes;
       steps += world.steps;
-      for (Invariant broken : world.violations.keySet()) {
-        seedsViolating.merge(broken, 1, Integer::sum);
-        firstSeed.putIfAbsent(broken, seed);
-      }
     }
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.printf(
         "data-path simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s, %.0f steps/s),"
-            + " %d appends and %d atomic groups acknowledged, %d connection losses, %d crashes;"
-            + " seeds violating a counted invariant: %s (first seeds: %s)%n",
+            + " %d appends and %d atomic groups acknowledged, %d connection losses, %d crashes"
+            + " (%d combined sequencer and replica crashes), every invariant held%n",
         faults,
         seeds.length,
         steps,
@@ -132,8 +107,7 @@ class DataPathSimulationTest {
         totals.groups,
         totals.drops,
         totals.crashes,
-        seedsViolating,
-        firstSeed);
+        totals.combined);
     return totals;
   }
 

@@ -52,7 +52,13 @@ final class SimWorld {
     /**
      * Connections drop; any number of processes are down at once, sequencers and replicas alike.
      */
-    CRASHES
+    CRASHES,
+    /**
+     * Connections drop; a sequencer and a replica of one of the shards it orders crash in the same
+     * step (issue 16's combined crash), and restart in any order relative to each other and to the
+     * other replicas' reconnections.
+     */
+    COMBINED
   }
 
   final long seed;
@@ -78,6 +84,7 @@ final class SimWorld {
   final Map<Invariant, Integer> violations = new EnumMap<>(Invariant.class);
   final Map<Invariant, String> firstViolations = new EnumMap<>(Invariant.class);
   long crashes;
+  long combinedCrashes;
   long steps;
 
   SimWorld(long seed, Faults faults) {
@@ -389,6 +396,8 @@ final class SimWorld {
       network.drop(link, "drop " + link.describe());
     } else if (roll < 8 && faults == Faults.CRASHES) {
       crashSomething();
+    } else if (roll < 8 && faults == Faults.COMBINED) {
+      crashSequencerWithReplica();
     } else if (roll < 8 && faults == Faults.CRASH_ONE && allUp()) {
       crashSomething();
     } else {
@@ -415,6 +424,31 @@ final class SimWorld {
     }
     if (!options.isEmpty()) {
       crashes++;
+      options.get(random.nextInt(options.size())).run();
+    }
+  }
+
+  /** Crashes an up sequencer and an up replica of a shard it orders, in one step. */
+  private void crashSequencerWithReplica() {
+    List<Runnable> options = new ArrayList<>();
+    for (SimSequencer s : sequencers.values()) {
+      if (!s.up()) {
+        continue;
+      }
+      for (SimReplica r : replicas.values()) {
+        if (r.up() && r.shardsBySequencer(topology).containsKey(s.id)) {
+          options.add(
+              () -> {
+                trace.note("combined crash: sequencer " + s.id + " with replica " + r.id);
+                s.crash();
+                r.crash();
+              });
+        }
+      }
+    }
+    if (!options.isEmpty()) {
+      crashes += 2;
+      combinedCrashes++;
       options.get(random.nextInt(options.size())).run();
     }
   }

@@ -174,11 +174,15 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       long cost = SubscribeRecordsDescriptor.recordCost(length);
       stream.received += cost;
       if (!merger.onRecord(stream.index, record)) {
+        // Nothing it sent beyond what was released can be trusted: resume from there elsewhere.
+        merger.rewind(stream.index, sink);
         LOG.warn(
-            "subscription to '{}': {} sent SN {} out of order; switching replica",
+            "subscription to '{}': {} sent SN {} out of order; resuming the shard after SN {} at"
+                + " another replica",
             colorName,
             stream,
-            sn);
+            sn,
+            merger.lastReleased());
         failover(stream, true);
         return;
       }
@@ -281,7 +285,6 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     }
     switch (code) {
       case NOT_READY -> {
-        stream.onRefused();
         LOG.debug("subscription to '{}': {} refused: {}", colorName, stream, message);
         failover(stream, false);
       }

@@ -13,9 +13,7 @@ import java.util.List;
  * subscription id, how much credit that replica has, and when to try again after a failure.
  *
  * <p>Failover: after a failure the stream moves to the next replica of the shard at once; once
- * every replica failed in a row it backs off, 50 ms doubling to {@link #MAX_BACKOFF_NS}. A replica
- * that refuses because it has not synchronised (NOT_READY) is skipped; only when every replica of
- * the shard refused does the stream accept an unsynchronised one.
+ * every replica failed in a row it backs off, 50 ms doubling to {@link #MAX_BACKOFF_NS}.
  *
  * <p>Threading: owned by the client's event loop.
  */
@@ -47,7 +45,6 @@ final class ShardStream {
   private int cursor;
   long granted;
   long received;
-  int refusals;
   int failures;
   long deadlineNs;
   long retryAtNs;
@@ -86,7 +83,6 @@ final class ShardStream {
     nodeId = replicas.get(cursor);
     granted = credit;
     received = 0;
-    boolean acceptUnsynced = refusals >= replicas.size();
     ctx.register(id, this);
     ctx.send(
         nodeId,
@@ -97,9 +93,7 @@ final class ShardStream {
             shard.id(),
             fromSn,
             credit,
-            (byte)
-                ((acceptUnsynced ? SubscribeDescriptor.ACCEPT_UNSYNCED : 0)
-                    | (refuseTrimmed ? SubscribeDescriptor.REFUSE_TRIMMED : 0))));
+            (byte) (refuseTrimmed ? SubscribeDescriptor.REFUSE_TRIMMED : 0)));
     state = State.OPENING;
     lastHeardNs = ctx.nanoTime();
     deadlineNs = lastHeardNs + openTimeoutNs;
@@ -119,7 +113,6 @@ final class ShardStream {
     if (state == State.OPENING) {
       state = State.OPEN;
       failures = 0;
-      refusals = 0;
     }
   }
 
@@ -135,11 +128,6 @@ final class ShardStream {
 
   boolean isStreaming() {
     return state == State.OPENING || state == State.OPEN;
-  }
-
-  /** The replica refused because it may miss records: try the others first. */
-  void onRefused() {
-    refusals++;
   }
 
   /**

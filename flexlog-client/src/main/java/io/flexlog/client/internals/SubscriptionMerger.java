@@ -145,6 +145,21 @@ final class SubscriptionMerger {
     return true;
   }
 
+  /**
+   * A stream of {@code shard} broke its contract (a record at or below the progress it reported):
+   * forgets everything that stream reported beyond the last released SN, dropping its buffered
+   * records, so that the shard's next stream resumes right after the last released SN ({@link
+   * #resumeSn}) and delivers them again, in order, instead of skipping them.
+   */
+  void rewind(int shard, Sink sink) {
+    for (LogRecord record : buffered[shard]) {
+      sink.dropped(record, shard);
+    }
+    buffered[shard].clear();
+    progress[shard] = lastReleased;
+    lastSn[shard] = lastReleased;
+  }
+
   /** Notes a shard's progress; smaller values than before are ignored. */
   void onProgress(int shard, long sn) {
     progress[shard] = Math.max(progress[shard], sn);

@@ -46,6 +46,8 @@ public final class Frames {
       case MessageType.TRIM_RESPONSE -> TrimResponseDescriptor.validate(frame);
       case MessageType.TOKEN_SYNC -> TokenSyncDescriptor.validate(frame);
       case MessageType.TOKEN_SYNC_RESPONSE -> TokenSyncResponseDescriptor.validate(frame);
+      case MessageType.SYNC_FETCH -> SyncFetchDescriptor.validate(frame);
+      case MessageType.SYNC_ENTRIES -> SyncEntriesDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

@@ -101,6 +101,12 @@ public final class MessageType {
   /** Peer replica to the asker: the SN of each token of a TOKEN_SYNC, or none. */
   public static final byte TOKEN_SYNC_RESPONSE = 51;
 
+  /** Replica to a peer replica: its committed records of a color on a shard in an SN range. */
+  public static final byte SYNC_FETCH = 52;
+
+  /** Peer replica to the asker: a batch of the records a SYNC_FETCH asked for. */
+  public static final byte SYNC_ENTRIES = 53;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -135,6 +141,8 @@ public final class MessageType {
       case TRIM_RESPONSE -> "TRIM_RESPONSE";
       case TOKEN_SYNC -> "TOKEN_SYNC";
       case TOKEN_SYNC_RESPONSE -> "TOKEN_SYNC_RESPONSE";
+      case SYNC_FETCH -> "SYNC_FETCH";
+      case SYNC_ENTRIES -> "SYNC_ENTRIES";
       default -> "UNKNOWN(" + type + ")";
     };
   }

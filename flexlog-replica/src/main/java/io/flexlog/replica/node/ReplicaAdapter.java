@@ -41,6 +41,7 @@ public final class ReplicaAdapter {
       case MessageType.SUBSCRIBE_CREDIT -> engine.onSubscribeCredit(connection, frame);
       case MessageType.UNSUBSCRIBE -> engine.onUnsubscribe(connection, frame);
       case MessageType.TOKEN_SYNC -> engine.onTokenSync(connection, frame);
+      case MessageType.SYNC_FETCH -> engine.onSyncFetch(connection, frame);
       case MessageType.STAGE, MessageType.COMMIT_GROUP -> engine.onAtomicFrame(connection, frame);
       default -> engine.onUnsupportedFrame(connection, frame);
     }
@@ -83,6 +84,8 @@ public final class ReplicaAdapter {
       atomicPeerFrames.accept(frame);
     } else if (FrameDescriptor.type(frame) == MessageType.ERROR) {
       engine.onTokenSyncError(frame);
+    } else if (FrameDescriptor.type(frame) == MessageType.SYNC_ENTRIES) {
+      engine.onSyncEntries(frame);
     } else {
       engine.onTokenSyncResponse(frame);
     }

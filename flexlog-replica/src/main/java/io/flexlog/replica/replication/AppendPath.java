@@ -4,6 +4,7 @@ import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenLongMap;
+import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -130,7 +131,13 @@ final class AppendPath {
     if (early != Sn.NONE) {
       commit(slot, early);
     } else {
-      batch(shardId, colorId).add(session, sequence);
+      ColorLog log = shards.log(shardId, colorId);
+      if (log.syncing()) {
+        // A peer may hold this token at an SN this replica missed: the sync phase asks first.
+        log.hold(session, sequence);
+      } else {
+        batch(shardId, colorId).add(session, sequence);
+      }
     }
     requestTurn.run();
   }
@@ -212,6 +219,45 @@ final class AppendPath {
       commit(slot, sn);
     }
     return mine;
+  }
+
+  /** True while the token is stored here without an SN (the sync phase waits for those). */
+  boolean isUnassigned(long session, long sequence) {
+    int slot = pending.find(session, sequence);
+    return slot != PendingAppends.NONE && pending.sn(slot) == Sn.NONE;
+  }
+
+  /**
+   * A record a peer committed at {@code sn}, fetched by the sync phase: commits this replica's
+   * pending copy at the same SN, or stores the record as committed here.
+   *
+   * @return false if the log has no room for it (fetch it again later)
+   */
+  boolean installFetched(
+      int shardId, int colorId, long session, long sequence, long sn, ByteBuf payload) {
+    long committed = committedTokens.get(session, sequence);
+    if (committed != Sn.NONE || sn <= storage.trimPoint(colorId)) {
+      return true; // known here (a different SN is reported by the token sync's check)
+    }
+    ColorLog log = shards.log(shardId, colorId);
+    if (log.index.address(sn) != SnIndex.NOT_FOUND) {
+      return true;
+    }
+    int slot = pending.find(session, sequence);
+    if (slot != PendingAppends.NONE) {
+      if (pending.sn(slot) == Sn.NONE) {
+        commit(slot, sn);
+      }
+      return true;
+    }
+    long address = storage.appendPending(shardId, colorId, session, sequence, payload);
+    if (address == LogStorage.NO_SPACE) {
+      return false;
+    }
+    earlyAssignments.remove(session, sequence);
+    commit(pending.add(session, sequence, address, shardId, colorId), sn);
+    requestTurn.run();
+    return true;
   }
 
   /** Puts the still unassigned ones of the given tokens into the turn's order requests. */

@@ -149,6 +149,21 @@ final class ColorLog {
     awaitingCount++;
   }
 
+  /** The smallest SN assigned to this shard whose record has not arrived, or 0 if none. */
+  long firstAwaiting() {
+    return awaitingCount > 0 ? awaiting[0] : 0;
+  }
+
+  boolean awaits(long sn) {
+    return Arrays.binarySearch(awaiting, 0, awaitingCount, sn) >= 0;
+  }
+
+  /** The awaited SN a sync-phase fill watches, and since when (see {@code RangeSync}). */
+  long fillSn;
+
+  long fillSinceNs;
+  boolean filling;
+
   void recordArrived(long sn) {
     int at = Arrays.binarySearch(awaiting, 0, awaitingCount, sn);
     if (at >= 0) {
@@ -157,8 +172,14 @@ final class ColorLog {
     }
   }
 
-  /** Notes a watermark; it takes effect in {@link #advance()}, once commits are durable. */
-  void onWatermark(long watermark) {
+  /**
+   * Notes a watermark; it takes effect in {@link #advance()}, once commits are durable.
+   *
+   * @return true if it opened a blind range (the first watermark after a lost link, above the SN
+   *     where the link was lost): the sync phase has to close it
+   */
+  boolean onWatermark(long watermark) {
+    boolean opened = false;
     if (linkLost) {
       linkLost = false;
       if (watermark > lostAt) {
@@ -167,9 +188,11 @@ final class ColorLog {
         }
         blind[blindCount++] = lostAt;
         blind[blindCount++] = watermark;
+        opened = true;
       }
     }
     latestWatermark = Math.max(latestWatermark, watermark);
+    return opened;
   }
 
   /** The link to the sequencer broke: ORDER_RESPONSEs from now on may be missed. */
@@ -178,6 +201,109 @@ final class ColorLog {
       linkLost = true;
       lostAt = latestWatermark;
     }
+    fetching = false;
+  }
+
+  /**
+   * The latest watermark received on the current sequencer link, or -1 while the link is down or
+   * has not delivered one yet (every order response with a smaller SN on that link was received).
+   */
+  long watermarkOnLink() {
+    return linkLost ? -1 : latestWatermark;
+  }
+
+  /**
+   * True while SNs of this log may exist on other replicas that this one cannot know about: its
+   * sequencer link is down (or has not delivered a watermark yet) or a blind range is open. New
+   * tokens are not ordered meanwhile (docs/architecture.md#sync-phase).
+   */
+  boolean syncing() {
+    return linkLost || blindCount > 0;
+  }
+
+  boolean hasBlindRanges() {
+    return blindCount > 0;
+  }
+
+  /** A sync-phase fetch is running for the open blind ranges (see {@code RangeSync}). */
+  boolean fetching;
+
+  /** The start of the first open blind range (exclusive); only with {@link #hasBlindRanges}. */
+  long firstBlindFrom() {
+    long from = Long.MAX_VALUE;
+    for (int i = 0; i < blindCount; i += 2) {
+      from = Math.min(from, blind[i]);
+    }
+    return from;
+  }
+
+  /** The end of the last open blind range (inclusive); only with {@link #hasBlindRanges}. */
+  long lastBlindTo() {
+    long to = Long.MIN_VALUE;
+    for (int i = 1; i < blindCount; i += 2) {
+      to = Math.max(to, blind[i]);
+    }
+    return to;
+  }
+
+  /**
+   * The sync phase fetched every record of this log that a peer holds up to {@code through}: closes
+   * every blind range that ends at or below it. An absent SN there is a hole from now on.
+   */
+  void closeBlindThrough(long through) {
+    int kept = 0;
+    for (int i = 0; i < blindCount; i += 2) {
+      if (blind[i + 1] > through) {
+        blind[kept++] = blind[i];
+        blind[kept++] = blind[i + 1];
+      }
+    }
+    blindCount = kept;
+  }
+
+  /**
+   * How far a stream of records from {@code nextSn} may go: {@code committedThrough}, but not into
+   * an open blind range, where records this replica has not received yet may still be fetched.
+   */
+  long sendLimit(long nextSn) {
+    long limit = committedThrough;
+    for (int i = 0; i < blindCount; i += 2) {
+      if (blind[i + 1] >= nextSn) {
+        limit = Math.min(limit, blind[i]);
+      }
+    }
+    return limit;
+  }
+
+  // New tokens held while syncing, ordered once the log is synchronised.
+  private long[] heldSessions = new long[0];
+  private long[] heldSequences = new long[0];
+  private int heldCount;
+
+  void hold(long session, long sequence) {
+    if (heldCount == heldSessions.length) {
+      heldSessions = Arrays.copyOf(heldSessions, Math.max(16, heldCount * 2));
+      heldSequences = Arrays.copyOf(heldSequences, heldSessions.length);
+    }
+    heldSessions[heldCount] = session;
+    heldSequences[heldCount] = sequence;
+    heldCount++;
+  }
+
+  int heldCount() {
+    return heldCount;
+  }
+
+  long[] heldSessions() {
+    return heldSessions;
+  }
+
+  long[] heldSequences() {
+    return heldSequences;
+  }
+
+  void clearHeld() {
+    heldCount = 0;
   }
 
   /** True when an SN not in the index may still exist elsewhere in this shard (see blind). */
@@ -188,28 +314,6 @@ final class ColorLog {
       }
     }
     return false;
-  }
-
-  /**
-   * The first blind range {@code (from, to]} with {@code to >= sn}: one that a stream of records
-   * from {@code sn} on still has to cross. Returns its index for {@link #blindFrom} and {@link
-   * #blindTo}, or -1 when there is none.
-   */
-  int blindRangeFrom(long sn) {
-    for (int i = 0; i < blindCount; i += 2) {
-      if (blind[i + 1] >= sn) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  long blindFrom(int range) {
-    return blind[range];
-  }
-
-  long blindTo(int range) {
-    return blind[range + 1];
   }
 
   /**

@@ -7,6 +7,8 @@ import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
+import io.flexlog.core.protocol.SyncEntriesDescriptor;
+import io.flexlog.core.protocol.SyncFetchDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
@@ -148,6 +150,70 @@ final class ReplicaPublisher {
       TokenSyncDescriptor.writeToken(frame, sessions[i], sequences[i]);
     }
     peers.send(peer, frame);
+  }
+
+  // ---------------------------------------------------------------- sync phase
+
+  /** SYNC_FETCH to replica node {@code peer}; sent on the gateway's next flush. */
+  void syncFetch(
+      PeerGateway peers,
+      int peer,
+      long requestId,
+      int shardId,
+      int colorId,
+      int sequencerId,
+      int incarnation,
+      long afterSn,
+      long throughSn) {
+    peers.send(
+        peer,
+        SyncFetchDescriptor.encode(
+            ByteBufAllocator.DEFAULT,
+            requestId,
+            shardId,
+            colorId,
+            sequencerId,
+            incarnation,
+            afterSn,
+            throughSn));
+  }
+
+  /**
+   * SYNC_ENTRIES with the log's index entries {@code [from, to)} (their payloads copied: the sync
+   * phase is not a hot path), or none when {@code from == to}.
+   */
+  void syncEntries(
+      Connection c, long requestId, ColorLog log, int flags, long coveredSn, int from, int to) {
+    int payloadBytes = 0;
+    for (int i = from; i < to; i++) {
+      payloadBytes += storage.payloadLength(log.index.addressAt(i));
+    }
+    ByteBuf frame =
+        SyncEntriesDescriptor.encodeHeader(
+            c.alloc(),
+            requestId,
+            log.shardId,
+            log.colorId,
+            nodeId,
+            flags,
+            coveredSn,
+            to - from,
+            payloadBytes);
+    for (int i = from; i < to; i++) {
+      long address = log.index.addressAt(i);
+      SyncEntriesDescriptor.writeEntry(
+          frame,
+          log.index.snAt(i),
+          storage.tokenSession(address),
+          storage.tokenSequence(address),
+          storage.payloadLength(address));
+    }
+    for (int i = from; i < to; i++) {
+      ByteBuf payload = storage.payload(log.index.addressAt(i));
+      frame.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+    }
+    c.write(frame);
+    replied(c);
   }
 
   // ---------------------------------------------------------------- subscription frames

@@ -11,6 +11,7 @@ import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
+import io.flexlog.core.protocol.SyncFetchDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
@@ -71,9 +72,18 @@ public final class ReplicationEngine {
     this.trims = new Trims(shards, storage, publisher, registry);
     this.subscriptions =
         new SubscriptionService(shards, storage, limits, runtime, publisher, requestTurn, registry);
-    this.sync = new SyncPhase(shards, appends, runtime, publisher, requestTurn, registry);
+    this.sync =
+        new SyncPhase(
+            shards,
+            appends,
+            storage,
+            runtime,
+            publisher,
+            requestTurn,
+            subscriptions::onAdvanced,
+            registry);
     this.turn =
-        new TurnConductor(runtime, storage, shards, appends, reads, subscriptions, publisher);
+        new TurnConductor(runtime, storage, shards, appends, reads, subscriptions, sync, publisher);
     shards.onMarks(subscriptions::onMark);
   }
 
@@ -354,15 +364,37 @@ public final class ReplicationEngine {
         i -> TokenSyncResponseDescriptor.sn(frame, i));
   }
 
-  /** True if a frame from a peer connection answers one of this engine's TOKEN_SYNC requests. */
+  /** SYNC_FETCH from another replica of one of this node's shards (the sync phase). */
+  public void onSyncFetch(Connection c, ByteBuf frame) {
+    sync.onSyncFetch(
+        c,
+        FrameDescriptor.requestId(frame),
+        SyncFetchDescriptor.shardId(frame),
+        SyncFetchDescriptor.colorId(frame),
+        SyncFetchDescriptor.sequencerNodeId(frame),
+        SyncFetchDescriptor.incarnation(frame),
+        SyncFetchDescriptor.afterSn(frame),
+        SyncFetchDescriptor.throughSn(frame));
+  }
+
+  /** SYNC_ENTRIES from a peer, through this node's peer connections. */
+  public void onSyncEntries(ByteBuf frame) {
+    sync.onSyncEntries(FrameDescriptor.requestId(frame), frame);
+  }
+
+  /**
+   * True if a frame from a peer connection answers one of this engine's sync requests (TOKEN_SYNC
+   * or SYNC_FETCH), not the atomic forwarder's.
+   */
   public static boolean isTokenSyncReply(ByteBuf frame) {
     byte type = FrameDescriptor.type(frame);
     return type == MessageType.TOKEN_SYNC_RESPONSE
+        || type == MessageType.SYNC_ENTRIES
         || (type == MessageType.ERROR
             && FrameDescriptor.requestId(frame) >= TokenSync.REQUEST_ID_BASE);
   }
 
-  /** A peer refused a TOKEN_SYNC (it does not know the shard yet): the round's timer retries. */
+  /** A peer refused a sync request (it does not know the shard yet): the retry timer asks again. */
   public void onTokenSyncError(ByteBuf frame) {
     LOG.debug(
         "replica {}: a peer refused a token sync ({}: {}); retrying",

@@ -9,7 +9,6 @@ final class Subscription {
   final Connection connection;
   final long id;
   final ColorLog log;
-  final boolean acceptUnsynced;
 
   /** The smallest SN not sent yet: records are sent in SN order from here on. */
   long nextSn;
@@ -37,19 +36,12 @@ final class Subscription {
 
   boolean closed;
 
-  Subscription(
-      Connection connection,
-      long id,
-      ColorLog log,
-      long fromSn,
-      long credit,
-      boolean acceptUnsynced) {
+  Subscription(Connection connection, long id, ColorLog log, long fromSn, long credit) {
     this.connection = connection;
     this.id = id;
     this.log = log;
     this.nextSn = fromSn;
     this.nextMark = log.firstMark();
     this.credit = credit;
-    this.acceptUnsynced = acceptUnsynced;
   }
 }

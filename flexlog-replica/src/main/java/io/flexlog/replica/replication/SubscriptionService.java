@@ -2,7 +2,6 @@ package io.flexlog.replica.replication;
 
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Shard;
-import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.replica.index.SnIndex;
@@ -28,10 +27,10 @@ import org.agrona.collections.Long2ObjectHashMap;
  * turn, interleaved with everything else the loop does.
  *
  * <p>Safety: only records at or below {@code committedThrough} are sent, so no smaller SN of this
- * shard can appear after them. A replica that may have missed records of the range (a blind range
- * of its {@link ColorLog}, after a restart or a lost sequencer link) refuses with NOT_READY unless
- * the subscriber asked to accept unsynchronised replicas; the client tries the other replicas of
- * the shard first.
+ * shard can appear after them, and never into an open blind range of the {@link ColorLog} (after a
+ * restart or a lost sequencer link), where the sync phase may still fetch records this replica has
+ * not received (docs/architecture.md#sync-phase): the subscription waits there, with heartbeats,
+ * until the range is closed. The subscriber's ACCEPT_UNSYNCED flag is accepted and ignored.
  *
  * <p>Trim: records at or below the color's trim point are never sent; a subscription whose position
  * a trim overtakes continues after the trim point (a SUBSCRIBE asking to refuse trimmed SNs that
@@ -163,8 +162,7 @@ final class SubscriptionService {
     } else if (credit < 0) {
       refusal = "subscription credit must be >= 0, got " + credit;
     } else {
-      boolean acceptUnsynced = (flags & SubscribeDescriptor.ACCEPT_UNSYNCED) != 0;
-      refusal = open(c, id, shards.log(shardId, colorId), fromSn, credit, acceptUnsynced);
+      refusal = open(c, id, shards.log(shardId, colorId), fromSn, credit);
     }
     if (refusal != null) {
       publisher.error(c, id, code, refusal);
@@ -178,8 +176,7 @@ final class SubscriptionService {
    *
    * @return null, or why it was refused (nothing is registered then)
    */
-  private String open(
-      Connection c, long id, ColorLog log, long fromSn, long credit, boolean acceptUnsynced) {
+  private String open(Connection c, long id, ColorLog log, long fromSn, long credit) {
     Long2ObjectHashMap<Subscription> subscriptions =
         byConnection.computeIfAbsent(c, k -> new Long2ObjectHashMap<>());
     if (subscriptions.containsKey(id)) {
@@ -188,7 +185,7 @@ final class SubscriptionService {
     if (subscriptions.size() >= MAX_PER_CONNECTION) {
       return "a connection may hold at most " + MAX_PER_CONNECTION + " subscriptions";
     }
-    Subscription subscription = new Subscription(c, id, log, fromSn, credit, acceptUnsynced);
+    Subscription subscription = new Subscription(c, id, log, fromSn, credit);
     subscription.lastSendTick = tick;
     subscriptions.put(id, subscription);
     log.subscribers.add(subscription);
@@ -278,9 +275,6 @@ final class SubscriptionService {
 
   private void pump(Subscription s) {
     ColorLog log = s.log;
-    if (!s.acceptUnsynced && refuseIfBlind(s)) {
-      return;
-    }
     if (!s.connection.isActive()) {
       return;
     }
@@ -293,7 +287,7 @@ final class SubscriptionService {
     if (s.nextSn <= trimPoint) {
       s.nextSn = trimPoint + 1; // trimmed records are never served (docs/architecture.md#trim)
     }
-    long limit = log.committedThrough();
+    long limit = log.sendLimit(s.nextSn);
     SnIndex index = log.index;
     int from = index.ceilingPosition(s.nextSn);
     int to = from;
@@ -419,32 +413,6 @@ final class SubscriptionService {
     }
     heartbeatsSent += sent;
     return sent;
-  }
-
-  private boolean refuseIfBlind(Subscription s) {
-    int range = s.log.blindRangeFrom(s.nextSn);
-    if (range < 0) {
-      return false;
-    }
-    publisher.subscriptionError(
-        s.connection,
-        s.id,
-        ErrorCode.NOT_READY,
-        "replica node "
-            + shards.nodeId()
-            + " may miss records of color id "
-            + s.log.colorId
-            + " on shard "
-            + s.log.shardId
-            + " with SNs in ("
-            + Sn.describe(s.log.blindFrom(range))
-            + ", "
-            + Sn.describe(s.log.blindTo(range))
-            + "] (it restarted or lost its sequencer link and has not synchronised with"
-            + " the other replicas); subscribe at another replica of the shard");
-    publisher.touch(s.connection);
-    remove(s);
-    return true;
   }
 
   private void enqueue(Subscription subscription) {

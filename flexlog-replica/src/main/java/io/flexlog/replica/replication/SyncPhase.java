@@ -3,10 +3,14 @@ package io.flexlog.replica.replication;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
+import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
+import java.util.function.Consumer;
 import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: the replica's event loop.
  */
-final class SyncPhase implements TokenSync.Host {
+final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   private static final Logger LOG = LoggerFactory.getLogger(SyncPhase.class);
 
   private final ShardLogs shards;
@@ -28,6 +32,15 @@ final class SyncPhase implements TokenSync.Host {
   private final ReplicaPublisher publisher;
   private final Runnable requestTurn;
   private final TokenSync tokenSync;
+  private final RangeSync rangeSync;
+  private final Consumer<ColorLog> closedListener;
+
+  /**
+   * Per shard, the tokens it held without an SN when its sequencer link last came up: until each
+   * has one, this replica is not settled for the sync phase (see {@link RangeSync}).
+   */
+  private final Int2ObjectHashMap<AppendPath.UnassignedTokens> oldTokens =
+      new Int2ObjectHashMap<>();
 
   /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
   private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
@@ -35,16 +48,36 @@ final class SyncPhase implements TokenSync.Host {
   SyncPhase(
       ShardLogs shards,
       AppendPath appends,
+      LogStorage storage,
       ReplicaRuntime runtime,
       ReplicaPublisher publisher,
       Runnable requestTurn,
+      Consumer<ColorLog> onClosed,
       MeterRegistry registry) {
     this.shards = shards;
     this.appends = appends;
     this.publisher = publisher;
     this.requestTurn = requestTurn;
+    this.closedListener = onClosed;
     this.tokenSync = new TokenSync(this, runtime, publisher);
+    this.rangeSync = new RangeSync(this, storage, runtime, publisher);
     String node = Integer.toString(shards.nodeId());
+    FunctionCounter.builder("flexlog.replica.sync.ranges.started", rangeSync, RangeSync::started)
+        .tag("node", node)
+        .description("sync-phase fetches started to close blind ranges")
+        .register(registry);
+    FunctionCounter.builder("flexlog.replica.sync.ranges.closed", rangeSync, RangeSync::closed)
+        .tag("node", node)
+        .description("sync-phase fetches that closed the blind ranges of a (shard, color)")
+        .register(registry);
+    FunctionCounter.builder("flexlog.replica.sync.fills", rangeSync, RangeSync::fills)
+        .tag("node", node)
+        .description("fetches of a record assigned here that never arrived from its client")
+        .register(registry);
+    FunctionCounter.builder("flexlog.replica.sync.fetched", rangeSync, RangeSync::fetched)
+        .tag("node", node)
+        .description("records received from peers by the sync phase")
+        .register(registry);
     FunctionCounter.builder("flexlog.replica.sync.rounds", tokenSync, TokenSync::roundsStarted)
         .tag("node", node)
         .description("TOKEN_SYNC rounds started after a sequencer link came up")
@@ -58,6 +91,7 @@ final class SyncPhase implements TokenSync.Host {
   /** The other replicas, for the token sync; without them tokens are re-requested at once. */
   void peers(PeerGateway peers) {
     tokenSync.peers(peers);
+    rangeSync.peers(peers);
   }
 
   /**
@@ -76,8 +110,10 @@ final class SyncPhase implements TokenSync.Host {
       int[] peerIds = peersOf(shard);
       AppendPath.UnassignedTokens tokens = appends.unassigned(shard.id());
       if (tokens.count == 0) {
+        oldTokens.remove(shard.id());
         continue;
       }
+      oldTokens.put(shard.id(), tokens);
       if (peerIds.length == 0 || !tokenSync.enabled()) {
         appends.requestUnassigned(shard.id(), tokens.sessions, tokens.sequences, tokens.count);
       } else {
@@ -106,6 +142,7 @@ final class SyncPhase implements TokenSync.Host {
   /** The link to a sequencer broke: SNs assigned meanwhile may never reach this replica. */
   void onLinkLost(int sequencerId) {
     linkIncarnations.remove(sequencerId);
+    rangeSync.cancel(sequencerId);
     tokenSync.cancelRounds(sequencerId);
     tokenSync.release(sequencerId);
     shards.onLinkLost(sequencerId);
@@ -135,6 +172,141 @@ final class SyncPhase implements TokenSync.Host {
   /** TOKEN_SYNC_RESPONSE from a peer. */
   void onTokenSyncResponse(long requestId, int fromNodeId, int count, TokenSync.SnSource sns) {
     tokenSync.onResponse(requestId, fromNodeId, count, sns);
+    requestTurn.run();
+  }
+
+  /**
+   * The end of a turn, after its commits are durable and indexed: orders the tokens that arrived
+   * while a log was syncing (after a token sync with the peers), answers the turn's SYNC_FETCH
+   * requests, closes the ranges of complete fetches and starts the fetches needed.
+   */
+  void afterCommits() {
+    for (int i = 0; i < shards.logCount(); i++) {
+      ColorLog log = shards.logAt(i);
+      if (log.heldCount() > 0) {
+        orderHeld(log);
+      }
+    }
+    for (int i = 0; i < shards.logCount(); i++) {
+      ColorLog log = shards.logAt(i);
+      rangeSync.startIfNeeded(log);
+      rangeSync.fillIfStuck(log);
+    }
+    rangeSync.afterCommits();
+  }
+
+  /**
+   * Tokens that reached a syncing log: a peer may hold one at an SN this replica missed, so they go
+   * through a token sync first, like the tokens pending when the link came up. While the link is
+   * down they stay pending, and the next link-up synchronises them with the rest.
+   */
+  private void orderHeld(ColorLog log) {
+    int sequencerId = shards.sequencerOf(log.shardId);
+    int incarnation = linkIncarnations.get(sequencerId);
+    int count = log.heldCount();
+    long[] sessions = Arrays.copyOf(log.heldSessions(), count);
+    long[] sequences = Arrays.copyOf(log.heldSequences(), count);
+    log.clearHeld();
+    if (incarnation == 0) {
+      return;
+    }
+    int[] peerIds = peersOf(shards.shard(log.shardId));
+    if (peerIds.length == 0 || !tokenSync.enabled()) {
+      appends.requestUnassigned(log.shardId, sessions, sequences, count);
+    } else {
+      tokenSync.start(log.shardId, sequencerId, incarnation, peerIds, sessions, sequences, count);
+    }
+  }
+
+  /** SYNC_FETCH from another replica of one of this node's shards. */
+  void onSyncFetch(
+      Connection c,
+      long requestId,
+      int shardId,
+      int colorId,
+      int sequencerId,
+      int incarnation,
+      long afterSn,
+      long throughSn) {
+    if (!shards.hosts(shardId) || !shards.knowsColor(colorId)) {
+      publisher.error(
+          c,
+          requestId,
+          ErrorCode.UNKNOWN_SHARD,
+          "replica node "
+              + shards.nodeId()
+              + " does not host shard "
+              + shardId
+              + " of color id "
+              + colorId);
+      return;
+    }
+    rangeSync.onFetch(
+        c, requestId, shards.log(shardId, colorId), sequencerId, incarnation, afterSn, throughSn);
+    requestTurn.run();
+  }
+
+  /** SYNC_ENTRIES from a peer. */
+  void onSyncEntries(long requestId, ByteBuf frame) {
+    rangeSync.onEntries(requestId, frame);
+    requestTurn.run();
+  }
+
+  // ---------------------------------------------------------------- RangeSync.Host
+
+  @Override
+  public int[] peersOf(int shardId) {
+    return peersOf(shards.shard(shardId));
+  }
+
+  @Override
+  public int sequencerOf(int shardId) {
+    return shards.sequencerOf(shardId);
+  }
+
+  @Override
+  public boolean settled(int shardId, int colorId, int sequencerId, int incarnation, long through) {
+    int mine = linkIncarnations.get(sequencerId);
+    if (mine == 0 || mine < incarnation) {
+      return false; // order responses of an older process may still reach this replica
+    }
+    if (shards.log(shardId, colorId).watermarkOnLink() < through) {
+      return false; // responses with SNs up to through may still be on their way on this link
+    }
+    AppendPath.UnassignedTokens old = oldTokens.get(shardId);
+    if (old == null) {
+      return true;
+    }
+    for (int i = 0; i < old.count; i++) {
+      if (appends.isUnassigned(old.sessions[i], old.sequences[i])) {
+        return false;
+      }
+    }
+    oldTokens.remove(shardId);
+    return true;
+  }
+
+  @Override
+  public boolean install(
+      int shardId, int colorId, long session, long sequence, long sn, ByteBuf payload) {
+    return appends.installFetched(shardId, colorId, session, sequence, sn, payload);
+  }
+
+  @Override
+  public void closed(ColorLog log) {
+    LOG.info(
+        "replica {}: shard {} color id {} synchronised with its peers; blind SNs up to {} are"
+            + " decided",
+        shards.nodeId(),
+        log.shardId,
+        log.colorId,
+        Sn.describe(log.committedThrough()));
+    closedListener.accept(log);
+    requestTurn.run();
+  }
+
+  @Override
+  public void requestTurn() {
     requestTurn.run();
   }
 

@@ -23,6 +23,7 @@ final class TurnConductor {
   private final ReadPath reads;
   private final SubscriptionService subscriptions;
   private final ReplicaPublisher publisher;
+  private final SyncPhase sync;
   private final Runnable endOfTurnTask = this::endOfTurn;
   private StagingHook staging = StagingHook.NONE;
   private boolean scheduled;
@@ -35,7 +36,9 @@ final class TurnConductor {
       AppendPath appends,
       ReadPath reads,
       SubscriptionService subscriptions,
+      SyncPhase sync,
       ReplicaPublisher publisher) {
+    this.sync = sync;
     this.runtime = runtime;
     this.storage = storage;
     this.shards = shards;
@@ -75,6 +78,7 @@ final class TurnConductor {
       staging.onFlushed();
       appends.sendOrderRequests();
       appends.publishCommits();
+      sync.afterCommits();
       for (int i = 0; i < shards.logCount(); i++) {
         ColorLog log = shards.logAt(i);
         if (log.advance() && !log.subscribers.isEmpty()) {

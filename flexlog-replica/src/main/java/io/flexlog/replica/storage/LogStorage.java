@@ -48,6 +48,15 @@ public interface LogStorage extends AutoCloseable {
   int payloadLength(long address);
 
   /**
+   * The session half of the token the entry at {@code address} was appended with (the sync phase
+   * sends records with their tokens, docs/architecture.md#sync-phase).
+   */
+  long tokenSession(long address);
+
+  /** The sequence half of the token the entry at {@code address} was appended with. */
+  long tokenSequence(long address);
+
+  /**
    * A read-only view of the entry's payload for immediate use by the owner thread: it is valid
    * until the next call on this storage (which may evict, reclaim or reuse the memory behind it).
    * The caller must not release it. To hand a payload to a socket, use {@link #retainedPayload}

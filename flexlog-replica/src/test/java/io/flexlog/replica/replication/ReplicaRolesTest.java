@@ -62,6 +62,7 @@ class ReplicaRolesTest {
   private final List<ByteBuf> toPeers = new ArrayList<>();
   private LogStorage storage;
   private ReplicationEngine engine;
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @BeforeEach
   void open() {
@@ -96,8 +97,12 @@ class ReplicaRolesTest {
             new ReplicaLimits(1 << 20, READ_HOLD, 1000),
             sequencer,
             runtime,
-            new SimpleMeterRegistry());
+            meters);
     engine.recover();
+    // Connected: the sequencer welcomed this replica and its first watermark left nothing blind.
+    engine.onSequencerLinkUp(SEQUENCER, 1);
+    watermark(E1);
+    runtime.runTasks();
   }
 
   @AfterEach

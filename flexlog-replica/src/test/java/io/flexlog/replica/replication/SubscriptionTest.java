@@ -525,9 +525,9 @@ class SubscriptionTest {
   }
 
   @Test
-  void shouldRefuseWhileBlindUnlessTheSubscriberAcceptsUnsyncedReplicas() {
+  void shouldWaitAtABlindRangeUntilTheSyncPhaseClosesIt() {
     // A replica (re)connecting to a sequencer whose watermark is already past epoch 1 may have
-    // missed ORDER_RESPONSEs in between.
+    // missed ORDER_RESPONSEs in between: (E1, 2.0] is blind until the sync phase closes it.
     watermark(GLOBAL, Sn.of(2, 0));
     commit(SHARD_G, GLOBAL, Sn.of(2, 1), "after");
     watermark(GLOBAL, Sn.of(2, 1));
@@ -537,18 +537,29 @@ class SubscriptionTest {
     subscribe(3, GLOBAL, SHARD_G, Sn.of(2, 1), LOTS, (byte) 0);
 
     List<Received> frames = drain();
-    assertThat(frames.stream().filter(f -> f.id() == 1))
-        .singleElement()
-        .extracting(Received::error)
-        .isEqualTo(ErrorCode.NOT_READY);
-    assertThat(frames.stream().filter(f -> f.id() == 2).flatMap(f -> f.payloads().stream()))
-        .containsExactly("after");
+    assertThat(frames).noneMatch(f -> f.error() != null);
+    // Subscriptions that would cross the blind range stop before it, whatever their flags.
+    assertThat(frames.stream().filter(f -> f.id() != 3).flatMap(f -> f.payloads().stream()))
+        .isEmpty();
+    assertThat(frames.stream().filter(f -> f.id() != 3).mapToLong(Received::progress).max())
+        .hasValue(E1);
     assertThat(frames.stream().filter(f -> f.id() == 3).flatMap(f -> f.payloads().stream()))
+        .containsExactly("after");
+
+    // The link is welcomed; with no other replica attached nothing can be missing: the range
+    // closes.
+    engine.onSequencerLinkUp(0, 2);
+    loop.runPendingTasks();
+    frames = drain();
+    assertThat(frames.stream().filter(f -> f.id() == 1).flatMap(f -> f.payloads().stream()))
+        .containsExactly("after");
+    assertThat(frames.stream().filter(f -> f.id() == 2).flatMap(f -> f.payloads().stream()))
         .containsExactly("after");
   }
 
   @Test
-  void shouldEndAStrictSubscriptionWhenItsReplicaLosesTheSequencerLink() {
+  void shouldHoldAnOpenSubscriptionBeforeTheRangeItsReplicaMayHaveMissed() {
+    engine.onSequencerLinkUp(0, 1);
     watermark(GLOBAL, E1);
     commit(SHARD_G, GLOBAL, sn(1), "a");
     watermark(GLOBAL, sn(1));
@@ -557,9 +568,17 @@ class SubscriptionTest {
 
     engine.onSequencerLinkLost(0);
     watermark(GLOBAL, sn(9)); // after the reconnect: SNs in (1, 9] may have been missed
+    commit(SHARD_G, GLOBAL, sn(10), "b");
+    watermark(GLOBAL, sn(10));
 
     List<Received> frames = drain();
-    assertThat(frames).singleElement().extracting(Received::error).isEqualTo(ErrorCode.NOT_READY);
+    assertThat(frames).noneMatch(f -> f.error() != null);
+    assertThat(payloads(frames)).isEmpty();
+    assertThat(frames).allMatch(f -> f.progress() <= sn(1));
+
+    engine.onSequencerLinkUp(0, 1);
+    loop.runPendingTasks();
+    assertThat(payloads(drain())).containsExactly("b");
   }
 
   @Test

@@ -192,6 +192,18 @@ final class ChunkLog {
     return pool.memory(index).getInt(at + PmEntryDescriptor.PAYLOAD_LENGTH_OFFSET);
   }
 
+  long tokenSession(long address) {
+    int index = indexOf(address);
+    int at = checkedOffset(index, address);
+    return pool.memory(index).getLong(at + PmEntryDescriptor.TOKEN_SESSION_OFFSET);
+  }
+
+  long tokenSequence(long address) {
+    int index = indexOf(address);
+    int at = checkedOffset(index, address);
+    return pool.memory(index).getLong(at + PmEntryDescriptor.TOKEN_SEQUENCE_OFFSET);
+  }
+
   ByteBuf payload(long address) {
     int index = indexOf(address);
     int at = checkedOffset(index, address);

@@ -152,6 +152,16 @@ public abstract class ChunkedLogStorage implements TierableLog {
   }
 
   @Override
+  public final long tokenSession(long address) {
+    return open().tokenSession(address);
+  }
+
+  @Override
+  public final long tokenSequence(long address) {
+    return open().tokenSequence(address);
+  }
+
+  @Override
   public final ByteBuf payload(long address) {
     return open().payload(address);
   }

@@ -125,6 +125,14 @@ public final class Segment {
     return map.getInt(offset + SegmentDescriptor.ENTRY_LENGTH_OFFSET);
   }
 
+  long tokenSession(int offset) {
+    return map.getLong(offset + SegmentDescriptor.ENTRY_TOKEN_SESSION_OFFSET);
+  }
+
+  long tokenSequence(int offset) {
+    return map.getLong(offset + SegmentDescriptor.ENTRY_TOKEN_SEQUENCE_OFFSET);
+  }
+
   /**
    * A read-only view of the payload of the entry at {@code offset}, after checking its CRC.
    *

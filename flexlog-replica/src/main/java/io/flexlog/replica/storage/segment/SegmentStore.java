@@ -172,6 +172,23 @@ public final class SegmentStore {
     return offset < 0 ? -1 : segment.payloadLength(offset);
   }
 
+  /** Returned by the token accessors when no segment holds the address. */
+  public static final long NO_ENTRY = Long.MIN_VALUE;
+
+  /** The token session of the entry at {@code address}, or {@link #NO_ENTRY}. */
+  public long tokenSession(long address) {
+    Segment segment = segmentFor(address >>> 32);
+    int offset = segment == null ? -1 : segment.offsetOf(address);
+    return offset < 0 ? NO_ENTRY : segment.tokenSession(offset);
+  }
+
+  /** The token sequence of the entry at {@code address}, or {@link #NO_ENTRY}. */
+  public long tokenSequence(long address) {
+    Segment segment = segmentFor(address >>> 32);
+    int offset = segment == null ? -1 : segment.offsetOf(address);
+    return offset < 0 ? NO_ENTRY : segment.tokenSequence(offset);
+  }
+
   /**
    * A read-only view of the payload, CRC-checked, or null when no segment holds the address. The
    * view stays readable after the segment is deleted (the mapping lives as long as the view).

@@ -212,6 +212,30 @@ public final class TieredLogStorage implements LogStorage {
   }
 
   @Override
+  public long tokenSession(long address) {
+    checkOpen();
+    if (pm.holds(address)) {
+      return pm.tokenSession(address);
+    }
+    if (segments.payloadLength(address) < 0) {
+      throw unknown(address);
+    }
+    return segments.tokenSession(address);
+  }
+
+  @Override
+  public long tokenSequence(long address) {
+    checkOpen();
+    if (pm.holds(address)) {
+      return pm.tokenSequence(address);
+    }
+    if (segments.payloadLength(address) < 0) {
+      throw unknown(address);
+    }
+    return segments.tokenSequence(address);
+  }
+
+  @Override
   public ByteBuf payload(long address) {
     checkOpen();
     ByteBuf cached = cache.view(address);
