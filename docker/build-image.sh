@@ -79,5 +79,8 @@ if ! DOCKER_BUILDKIT=0 docker build -q "${args[@]}" "$context" >"$log" 2>&1; the
   echo "build-image: docker build failed" >&2
   exit 1
 fi
+# The FlexLog image this build replaced, now untagged (not the base, not other images).
+docker image prune -f --filter dangling=true \
+  --filter label=org.opencontainers.image.title=FlexLog >/dev/null
 size=$(docker image inspect -f '{{.Size}}' "$tag" | awk '{printf "%.0f MB", $1 / 1e6}')
 echo "build-image: $tag built in $((SECONDS - start)) s ($size)"
