@@ -94,6 +94,7 @@ final class ClientRoles {
   /** A connection to {@code nodeId} failed or closed. */
   void onConnectionLost(int nodeId) {
     subscriptions.onConnectionLost(nodeId);
+    reads.onConnectionLost(nodeId);
   }
 
   /** Fails everything in flight with {@code error}. */

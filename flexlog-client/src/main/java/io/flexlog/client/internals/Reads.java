@@ -196,6 +196,28 @@ final class Reads {
         });
   }
 
+  /**
+   * The connection to {@code nodeId} failed or closed (or could not be made): every shard of a read
+   * in flight that was waiting for that node asks its next replica, as on RETRY, instead of waiting
+   * for the read deadline.
+   */
+  void onConnectionLost(int nodeId) {
+    if (reads.isEmpty()) {
+      return;
+    }
+    for (PendingRead read : reads.values().stream().distinct().toList()) {
+      for (int i = 0; i < read.shards.size(); i++) {
+        List<Integer> replicas = read.shards.get(i).replicaNodeIds();
+        if (!read.absent[i]
+            && replicas.get(read.replicaCursor[i] % replicas.size()) == nodeId
+            && !read.future.isDone()) {
+          retry(read, i);
+        }
+      }
+    }
+    outbound.flush();
+  }
+
   /** Fails reads past their deadline. */
   void onTick(long nowNs) {
     if (reads.isEmpty()) {

@@ -123,6 +123,26 @@ class ReadsTest {
   }
 
   @Test
+  void shouldAskTheNextReplicaAtOnceWhenTheConnectionToTheAskedOneIsLost() {
+    CompletableFuture<Optional<LogRecord>> future = read(5);
+    List<Sent> sent = client.outbound.take();
+    Sent toA = toShard(sent, ORDERS_A.replicaNodeIds());
+    Sent toB = toShard(sent, ORDERS_B.replicaNodeIds());
+
+    client.reads.onConnectionLost(toA.node()); // refused, reset, or closed: no answer will come
+    Sent next = client.outbound.take().get(0);
+    assertThat(next.node()).isIn(ORDERS_A.replicaNodeIds()).isNotEqualTo(toA.node());
+    assertThat(next.requestId()).isEqualTo(toA.requestId());
+
+    client.reads.onConnectionLost(99); // a node no read waits for changes nothing
+    assertThat(client.outbound.take()).isEmpty();
+
+    answer(next, ReadResponseDescriptor.ABSENT, 0, "");
+    answer(toB, ReadResponseDescriptor.ABSENT, 0, "");
+    assertThat(future).isCompletedWithValue(Optional.empty());
+  }
+
+  @Test
   void shouldFailWithTrimmedNamingTheTrimPoint() {
     CompletableFuture<Optional<LogRecord>> future = read(5);
 
