@@ -85,6 +85,7 @@ class ComposeClusterIT {
                   .output()
                   .trim())
           .isEqualTo("false 137");
+      readAll(log, acked); // reads move to the other replicas of the shard
       // Appends wait for the killed replica; each one acknowledged must survive too.
       List<CompletableFuture<Long>> waiting = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
