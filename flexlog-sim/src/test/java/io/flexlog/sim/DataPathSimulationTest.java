@@ -37,25 +37,27 @@ class DataPathSimulationTest {
   @Test
   void shouldKeepEveryInvariantOnAReliableNetwork() {
     Totals totals = runAll(1_000_000L, Faults.NONE);
-    assertThat(totals.acked).as("appends acknowledged over all seeds").isGreaterThan(SEEDS * 10L);
+    assertThat(total(totals.acked))
+        .as("appends acknowledged over all seeds")
+        .isGreaterThan(SEEDS * 10L);
   }
 
   @Test
   void shouldKeepEveryInvariantWhenConnectionsDrop() {
     Totals totals = runAll(2_000_000L, Faults.DROPS);
-    assertThat(totals.drops).as("dropped connections over all seeds").isGreaterThan(SEEDS);
+    assertThat(total(totals.drops)).as("dropped connections over all seeds").isGreaterThan(SEEDS);
   }
 
   @Test
   void shouldKeepEveryInvariantWhenProcessesCrashOneAtATime() {
     Totals totals = runAll(3_000_000L, Faults.CRASH_ONE);
-    assertThat(totals.crashes).as("process crashes over all seeds").isGreaterThan(SEEDS / 2);
+    assertThat(total(totals.crashes)).as("process crashes over all seeds").isGreaterThan(SEEDS / 2);
   }
 
   @Test
   void shouldKeepEveryInvariantWhenSeveralProcessesAreDownAtOnce() {
     Totals totals = runAll(4_000_000L, Faults.CRASHES);
-    assertThat(totals.crashes).as("process crashes over all seeds").isGreaterThan(SEEDS);
+    assertThat(total(totals.crashes)).as("process crashes over all seeds").isGreaterThan(SEEDS);
   }
 
   /**
@@ -65,8 +67,10 @@ class DataPathSimulationTest {
   @Test
   void shouldKeepEveryInvariantWhenASequencerAndAReplicaOfItsShardCrashTogether() {
     Totals totals = runAll(5_000_000L, Faults.COMBINED);
-    assertThat(totals.combined).as("combined crashes over all seeds").isGreaterThan(SEEDS);
-    assertThat(totals.acked).as("appends acknowledged over all seeds").isGreaterThan(SEEDS * 5L);
+    assertThat(total(totals.combined)).as("combined crashes over all seeds").isGreaterThan(SEEDS);
+    assertThat(total(totals.acked))
+        .as("appends acknowledged over all seeds")
+        .isGreaterThan(SEEDS * 5L);
   }
 
   private static final class Totals {
@@ -109,6 +113,11 @@ class DataPathSimulationTest {
         totals.crashes,
         totals.combined);
     return totals;
+  }
+
+  /** A total over all seeds; a replay of one seed is not held to the totals of a whole run. */
+  private static long total(long value) {
+    return ONE_SEED != null ? Long.MAX_VALUE : value;
   }
 
   private static long[] range(long base, int count) {

@@ -305,6 +305,21 @@ final class AppendPath {
 
   // ---------------------------------------------------------------- the end of a turn
 
+  /**
+   * The link to a sequencer broke: the turn's order requests for the shards attached through it are
+   * dropped, never sent on the next link (which may reach a new process). Their tokens stay pending
+   * without an SN and go through the token sync when the link comes up again.
+   */
+  void onLinkLost(int sequencerId) {
+    for (int i = activeBatches.size() - 1; i >= 0; i--) {
+      OrderRequestBatch batch = activeBatches.get(i);
+      if (shards.sequencerOf(batch.shardId) == sequencerId) {
+        batch.clear();
+        activeBatches.remove(i);
+      }
+    }
+  }
+
   /** Sends the turn's ORDER_REQUESTs, one per (shard, color); call once the log is flushed. */
   void sendOrderRequests() {
     if (activeBatches.isEmpty()) {

@@ -142,6 +142,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   /** The link to a sequencer broke: SNs assigned meanwhile may never reach this replica. */
   void onLinkLost(int sequencerId) {
     linkIncarnations.remove(sequencerId);
+    appends.onLinkLost(sequencerId);
     rangeSync.cancel(sequencerId);
     tokenSync.cancelRounds(sequencerId);
     tokenSync.release(sequencerId);
