@@ -101,6 +101,14 @@ public final class MessageType {
   /** Peer replica to the asker: the SN of each token of a TOKEN_SYNC, or none. */
   public static final byte TOKEN_SYNC_RESPONSE = 51;
 
+  // Codes 60-69: batched appends (docs/architecture.md#batched-append).
+
+  /** Client to every replica of a shard: store several records of one color, each its own token. */
+  public static final byte APPEND_BATCH = 60;
+
+  /** Replica to client: the outcome (SN or error code) of some records of an APPEND_BATCH. */
+  public static final byte APPEND_BATCH_ACK = 61;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -135,6 +143,8 @@ public final class MessageType {
       case TRIM_RESPONSE -> "TRIM_RESPONSE";
       case TOKEN_SYNC -> "TOKEN_SYNC";
       case TOKEN_SYNC_RESPONSE -> "TOKEN_SYNC_RESPONSE";
+      case APPEND_BATCH -> "APPEND_BATCH";
+      case APPEND_BATCH_ACK -> "APPEND_BATCH_ACK";
       default -> "UNKNOWN(" + type + ")";
     };
   }
