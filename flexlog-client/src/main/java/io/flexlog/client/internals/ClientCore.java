@@ -155,6 +155,29 @@ public final class ClientCore implements AutoCloseable {
   }
 
   /**
+   * Appends records of one color to one of its shards in one APPEND_BATCH, each record under its
+   * own token; see {@link BatchAppends}. Ownership of the buffers passes to the client. {@code
+   * listener} is told each record's outcome on the client's event loop.
+   */
+  public void appendBatch(
+      String colorName, int colorId, int shardId, ByteBuf[] payloads, BatchListener listener) {
+    if (closed) {
+      IllegalStateException error = closedError();
+      for (int i = 0; i < payloads.length; i++) {
+        payloads[i].release();
+        listener.onFailed(i, new FlexLogException(error.getMessage()));
+      }
+      return;
+    }
+    roles.batches.append(colorName, colorId, shardId, payloads, listener);
+  }
+
+  /** Runs {@code task} on the client's event loop. */
+  public void execute(Runnable task) {
+    loop.execute(task);
+  }
+
+  /**
    * Appends records to several colors, all or nothing; see {@link AtomicGroups}.
    *
    * @return SNs per color, in the order of that color's list
