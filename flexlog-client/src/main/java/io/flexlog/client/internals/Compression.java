@@ -29,7 +29,8 @@ public final class Compression {
           case "lz4" -> RecordFormatDescriptor.COMPRESSION_LZ4;
           case "zstd" -> RecordFormatDescriptor.COMPRESSION_ZSTD;
           default ->
-              throw ConfigException.of("compression.type", name, "must be one of none, lz4, zstd");
+              throw ConfigException.invalid(
+                  "compression.type", name, "must be one of none, lz4, zstd");
         };
     String missing = missingLibrary(codec);
     if (missing != null) {
