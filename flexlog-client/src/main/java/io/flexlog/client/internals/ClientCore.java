@@ -9,6 +9,7 @@ import io.flexlog.client.TrimResult;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
@@ -175,6 +176,16 @@ public final class ClientCore implements AutoCloseable {
   /** Runs {@code task} on the client's event loop. */
   public void execute(Runnable task) {
     loop.execute(task);
+  }
+
+  /** Runs {@code task} on the client's event loop after {@code delayNs}. */
+  public void schedule(Runnable task, long delayNs) {
+    loop.schedule(task, delayNs, TimeUnit.NANOSECONDS);
+  }
+
+  /** The shards an append to the color may go to, sorted by id (empty for an unknown color). */
+  public List<Shard> shardsOf(int colorId) {
+    return metadata.shardsOf(colorId);
   }
 
   /**
