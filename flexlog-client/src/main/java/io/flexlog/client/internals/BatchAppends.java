@@ -8,6 +8,7 @@ import io.flexlog.core.protocol.AppendBatchAckDescriptor;
 import io.flexlog.core.protocol.AppendBatchDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,12 +129,16 @@ final class BatchAppends {
             header, batch.firstSequence + i, batch.payloads[i].readableBytes());
       }
     }
-    outbound.send(node, header);
+    // One buffer per frame (a composite of the header and retained views of the payloads): a
+    // connection that drops a write while it (re)connects then drops the whole frame, never a part.
+    CompositeByteBuf frame = outbound.alloc().compositeBuffer(count + 1);
+    frame.addComponent(true, header);
     for (int i = 0; i < batch.payloads.length; i++) {
       if (!batch.done[i] && (batch.ackedMasks[i] & bit) == 0) {
-        outbound.send(node, batch.payloads[i].retainedDuplicate());
+        frame.addComponent(true, batch.payloads[i].retainedDuplicate());
       }
     }
+    outbound.send(node, frame);
   }
 
   /** APPEND_BATCH_ACK: one replica's outcomes for some records of a batch. */
