@@ -16,7 +16,9 @@ mkdir -p "$work/flexlog" "$work/kafka"
 # FlexLog client closure: the client jar and its runtime dependencies, optional codecs excluded.
 (cd "$home" && mvn -o -q -pl flexlog-client dependency:build-classpath -DincludeScope=runtime \
   -DexcludeArtifactIds=lz4-java,zstd-jni -Dmdep.outputFile="$work/flexlog/cp.txt") >&2
-flexlog_cp="$(ls "$home"/flexlog-client/target/flexlog-client-*.jar | grep -v -e sources -e tests | head -n1):$(cat "$work/flexlog/cp.txt")"
+# flexlog-core from this checkout, not the copy a reactor-less resolution finds in ~/.m2.
+own() { ls "$home/$1"/target/"$1"-*.jar | grep -v -e sources -e tests | head -n1; }
+flexlog_cp="$(own flexlog-client):$(own flexlog-core):$(tr ':' '\n' <"$work/flexlog/cp.txt" | grep -v '/flexlog-core/' | paste -sd:)"
 kafka_cp=$(printf '%s:' \
   "$m2/org/apache/kafka/kafka-clients/4.3.1/kafka-clients-4.3.1.jar" \
   "$m2/com/github/luben/zstd-jni/1.5.6-10/zstd-jni-1.5.6-10.jar" \
