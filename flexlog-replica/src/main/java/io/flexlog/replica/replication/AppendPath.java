@@ -19,7 +19,9 @@ import org.agrona.collections.Long2ObjectHashMap;
 /**
  * The append path of one replica (paper Alg. 1, docs/architecture.md): an APPEND is stored as
  * pending, its token goes into the turn's ORDER_REQUEST of its (shard, color), the SN the sequencer
- * assigns commits it, and the commit is acknowledged once durable.
+ * assigns commits it, and the commit is acknowledged once durable. Each record of an APPEND_BATCH
+ * takes the same path under its own token; the batch is acknowledged in one APPEND_BATCH_ACK per
+ * turn (docs/architecture.md#batched-append).
  *
  * <p>Per token it answers exactly once with one SN: a retried append of a committed token gets the
  * committed SN again (within the dedup window), a retry of a pending one just replaces the
