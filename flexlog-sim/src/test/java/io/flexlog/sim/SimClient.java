@@ -64,6 +64,11 @@ final class SimClient implements SimLink.Endpoint, SimClock.Owner {
     return bridge.append(color, payload);
   }
 
+  /** One APPEND_BATCH of {@code payloads} to the color; a future per record (none: no shard). */
+  List<CompletableFuture<Long>> appendBatch(String color, List<byte[]> payloads, int pick) {
+    return bridge.appendBatch(color, payloads, pick);
+  }
+
   CompletableFuture<Map<String, long[]>> appendAtomically(Map<String, List<byte[]>> records) {
     return bridge.appendAtomically(records);
   }

@@ -57,6 +57,27 @@ final class SimOperations {
     inFlight.add(new Op(true, null, color.id(), Sn.NONE, payload, false, future));
   }
 
+  /** One APPEND_BATCH of two to four records: each is checked like a single append. */
+  void appendBatch() {
+    SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));
+    List<Color> colors = world.topology.colors();
+    Color color = colors.get(world.random.nextInt(colors.size()));
+    int size = 2 + world.random.nextInt(3);
+    List<byte[]> payloads = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      String payload = "s" + world.seed + "-" + (++appendCount);
+      names.add(payload);
+      payloads.add(payload.getBytes(StandardCharsets.UTF_8));
+    }
+    List<CompletableFuture<Long>> futures =
+        client.appendBatch(color.name(), payloads, world.random.nextInt(4));
+    world.trace.note(client + " appends batch " + names + " to " + color.name());
+    for (int i = 0; i < futures.size(); i++) {
+      inFlight.add(new Op(true, null, color.id(), Sn.NONE, names.get(i), false, futures.get(i)));
+    }
+  }
+
   /** An atomic group of two or three members over one or two colors. */
   void appendGroup() {
     SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));

@@ -5,6 +5,8 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendBatchAckDescriptor;
+import io.flexlog.core.protocol.AppendBatchDescriptor;
 import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
@@ -172,6 +174,29 @@ final class SimWorld {
           new SimHistory.Token(
               AppendDescriptor.tokenSession(frame), AppendDescriptor.tokenSequence(frame)),
           AppendDescriptor.payload(frame).toString(StandardCharsets.UTF_8));
+    } else if (type == MessageType.APPEND_BATCH) {
+      int at = AppendBatchDescriptor.payloadsStart(frame);
+      for (int i = 0; i < AppendBatchDescriptor.count(frame); i++) {
+        int length = AppendBatchDescriptor.payloadLength(frame, i);
+        history.onAppendSent(
+            new SimHistory.Token(
+                AppendBatchDescriptor.tokenSession(frame),
+                AppendBatchDescriptor.tokenSequence(frame, i)),
+            frame.toString(at, length, StandardCharsets.UTF_8));
+        at += length;
+      }
+    } else if (type == MessageType.APPEND_BATCH_ACK) {
+      for (int i = 0; i < AppendBatchAckDescriptor.count(frame); i++) {
+        if (AppendBatchAckDescriptor.errorCode(frame, i) == 0) {
+          history.onAppendAck(
+              AppendBatchAckDescriptor.replicaNodeId(frame),
+              new SimHistory.Token(
+                  AppendBatchAckDescriptor.tokenSession(frame),
+                  AppendBatchAckDescriptor.tokenSequence(frame, i)),
+              AppendBatchAckDescriptor.colorId(frame),
+              AppendBatchAckDescriptor.sn(frame, i));
+        }
+      }
     } else if (type == MessageType.APPEND_ACK) {
       history.onAppendAck(
           AppendAckDescriptor.replicaNodeId(frame),
@@ -225,8 +250,10 @@ final class SimWorld {
       network.deliverSome(random);
     } else if (roll < 60) {
       runSomeTurn();
-    } else if (roll < 68) {
+    } else if (roll < 66) {
       operations.append();
+    } else if (roll < 68) {
+      operations.appendBatch();
     } else if (roll < 70) {
       operations.appendGroup();
     } else if (roll < 74) {

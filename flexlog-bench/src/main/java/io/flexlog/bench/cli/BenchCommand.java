@@ -14,11 +14,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description =
         "Benchmarks: a running FlexLog cluster (append), the storage engine (storage), the"
-            + " ordering layer (ordering), append and subscribe latency per color (e2e).",
+            + " ordering layer (ordering), append and subscribe latency per color (e2e), a"
+            + " Kafka-style producer (produce).",
     subcommands = {
       AppendCommand.class,
       StorageCommand.class,
       OrderingCommand.class,
-      E2eCommand.class
+      E2eCommand.class,
+      ProduceCommand.class
     })
 public final class BenchCommand {}

@@ -24,7 +24,8 @@ class BenchCliExtensionTest {
     CommandLine bench = new CommandLine(new BenchCliExtension().command());
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
-    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage", "ordering", "e2e");
+    assertThat(bench.getSubcommands())
+        .containsOnlyKeys("append", "storage", "ordering", "e2e", "produce");
     Object append = bench.getSubcommands().get("append").getCommand();
     Object storage = bench.getSubcommands().get("storage").getCommand();
     Object ordering = bench.getSubcommands().get("ordering").getCommand();

@@ -66,8 +66,9 @@ final class Appends {
    * @param key picks the shard when the color has several (null: round robin); records with the
    *     same key go to the same shard as long as the color's shards do not change
    */
-  CompletableFuture<Long> append(String colorName, byte[] key, ByteBuf payload) {
+  CompletableFuture<Long> append(String colorName, byte[] key, ByteBuf rawPayload) {
     CompletableFuture<Long> future = new CompletableFuture<>();
+    ByteBuf payload = RecordCodec.storable(rawPayload);
     try {
       if (payload.readableBytes() > metadata.maxRecordBytes()) {
         throw new RecordTooLargeException(

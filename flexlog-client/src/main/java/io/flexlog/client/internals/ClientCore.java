@@ -9,6 +9,7 @@ import io.flexlog.client.TrimResult;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
@@ -152,6 +153,39 @@ public final class ClientCore implements AutoCloseable {
       return CompletableFuture.failedFuture(closedError());
     }
     return appends.append(colorName, key, payload);
+  }
+
+  /**
+   * Appends records of one color to one of its shards in one APPEND_BATCH, each record under its
+   * own token; see {@link BatchAppends}. Ownership of the buffers passes to the client. {@code
+   * listener} is told each record's outcome on the client's event loop.
+   */
+  public void appendBatch(
+      String colorName, int colorId, int shardId, ByteBuf[] payloads, BatchListener listener) {
+    if (closed) {
+      IllegalStateException error = closedError();
+      for (int i = 0; i < payloads.length; i++) {
+        payloads[i].release();
+        listener.onFailed(i, new FlexLogException(error.getMessage()));
+      }
+      return;
+    }
+    roles.batches.append(colorName, colorId, shardId, payloads, listener);
+  }
+
+  /** Runs {@code task} on the client's event loop. */
+  public void execute(Runnable task) {
+    loop.execute(task);
+  }
+
+  /** Runs {@code task} on the client's event loop after {@code delayNs}. */
+  public void schedule(Runnable task, long delayNs) {
+    loop.schedule(task, delayNs, TimeUnit.NANOSECONDS);
+  }
+
+  /** The shards an append to the color may go to, sorted by id (empty for an unknown color). */
+  public List<Shard> shardsOf(int colorId) {
+    return metadata.shardsOf(colorId);
   }
 
   /**

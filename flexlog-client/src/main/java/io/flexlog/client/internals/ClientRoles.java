@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 final class ClientRoles {
   final ClientMetadata metadata;
   final Appends appends;
+  final BatchAppends batches;
   final AtomicGroups groups;
   final Reads reads;
   final Trims trims;
@@ -49,6 +50,9 @@ final class ClientRoles {
             initial, loop, fetcher, config.connectTimeout(), outbound, onTopologyApplied);
     this.appends =
         new Appends(metadata, outbound, loop, clock, tokens, requestTimeoutNs, deliveryTimeoutNs);
+    this.batches =
+        new BatchAppends(
+            metadata, outbound, loop, clock, tokens, requestTimeoutNs, deliveryTimeoutNs);
     this.groups =
         new AtomicGroups(
             metadata,
@@ -71,7 +75,7 @@ final class ClientRoles {
             requestTimeoutNs,
             config.subscribeLivenessTimeout().toNanos(),
             new Random(session));
-    this.inbound = new InboundDispatcher(appends, groups, reads, trims, subscriptions);
+    this.inbound = new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions);
   }
 
   /** How often deadlines are checked: a tenth of the shortest timeout, within 1 to 100 ms. */
@@ -84,6 +88,7 @@ final class ClientRoles {
   void checkDeadlines() {
     long nowNs = clock.nanoTime();
     appends.onTick(nowNs);
+    batches.onTick(nowNs);
     groups.onTick(nowNs);
     subscriptions.onTick(nowNs);
     reads.onTick(nowNs);
@@ -100,6 +105,7 @@ final class ClientRoles {
   /** Fails everything in flight with {@code error}. */
   void failAll(FlexLogException error) {
     appends.failAll(error);
+    batches.failAll(error);
     groups.failAll(error);
     reads.failAll(error);
     trims.failAll(error);

@@ -158,6 +158,19 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     }
   }
 
+  /**
+   * A streamed record; one that does not decode (malformed, or its codec's library is missing) is
+   * delivered with its stored bytes as the payload, so that the subscription does not stall on it.
+   */
+  private LogRecord decode(long sn, ByteBuf frame, int at, int length) {
+    try {
+      return RecordCodec.read(colorName, sn, frame, at, length);
+    } catch (FlexLogException e) {
+      LOG.warn("subscription to '{}': {}; delivering its stored bytes", colorName, e.getMessage());
+      return new LogRecord(colorName, sn, ByteBufUtil.getBytes(frame, at, length));
+    }
+  }
+
   /** SUBSCRIBE_RECORDS for one of this subscription's streams. */
   void onRecords(ShardStream stream, ByteBuf frame) {
     if (stopped || !stream.isStreaming()) {
@@ -169,7 +182,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     for (int i = 0; i < count; i++) {
       long sn = SubscribeRecordsDescriptor.sn(frame, i);
       int length = SubscribeRecordsDescriptor.payloadLength(frame, i);
-      LogRecord record = new LogRecord(colorName, sn, ByteBufUtil.getBytes(frame, at, length));
+      LogRecord record = decode(sn, frame, at, length);
       at += length;
       long cost = SubscribeRecordsDescriptor.recordCost(length);
       stream.received += cost;

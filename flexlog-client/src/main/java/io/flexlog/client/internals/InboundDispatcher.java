@@ -18,14 +18,21 @@ final class InboundDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(InboundDispatcher.class);
 
   private final Appends appends;
+  private final BatchAppends batches;
   private final AtomicGroups groups;
   private final Reads reads;
   private final Trims trims;
   private final Subscriptions subscriptions;
 
   InboundDispatcher(
-      Appends appends, AtomicGroups groups, Reads reads, Trims trims, Subscriptions subscriptions) {
+      Appends appends,
+      BatchAppends batches,
+      AtomicGroups groups,
+      Reads reads,
+      Trims trims,
+      Subscriptions subscriptions) {
     this.appends = appends;
+    this.batches = batches;
     this.groups = groups;
     this.reads = reads;
     this.trims = trims;
@@ -40,6 +47,7 @@ final class InboundDispatcher {
   boolean onFrame(ByteBuf frame) {
     switch (FrameDescriptor.type(frame)) {
       case MessageType.APPEND_ACK -> appends.onAck(frame);
+      case MessageType.APPEND_BATCH_ACK -> batches.onAck(frame);
       case MessageType.READ_RESPONSE -> reads.onResponse(frame);
       case MessageType.SUBSCRIBE_RECORDS,
               MessageType.SUBSCRIBE_PROGRESS,
@@ -68,7 +76,9 @@ final class InboundDispatcher {
       subscriptions.onError(requestId, code, message);
     } else if (requestId >= RequestIds.ATOMIC_BASE) {
       groups.onError(requestId, code, message);
-    } else if (!appends.onError(requestId, code, message) && requestId == 0) {
+    } else if (!appends.onError(requestId, code, message)
+        && !batches.onError(requestId, code, message)
+        && requestId == 0) {
       LOG.warn("node reports a connection error {}: {}", code, message);
     }
   }

@@ -5,13 +5,13 @@ package io.flexlog.client.internals;
  * floorMod(hash, shardCount)} over the color's shards sorted by id. Fixed here so that every client
  * (and every version) sends a key to the same shard.
  */
-final class KeyHash {
+public final class KeyHash {
   private static final int OFFSET_BASIS = 0x811C9DC5;
   private static final int PRIME = 0x01000193;
 
   private KeyHash() {}
 
-  static int of(byte[] key) {
+  public static int of(byte[] key) {
     int hash = OFFSET_BASIS;
     for (byte b : key) {
       hash ^= b & 0xFF;

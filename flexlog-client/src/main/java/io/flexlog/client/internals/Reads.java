@@ -11,7 +11,6 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,9 +112,20 @@ final class Reads {
     int shardIndex = (int) (requestId - read.firstRequestId);
     switch (ReadResponseDescriptor.status(frame)) {
       case ReadResponseDescriptor.FOUND -> {
-        byte[] payload = ByteBufUtil.getBytes(ReadResponseDescriptor.payload(frame));
+        ByteBuf payload = ReadResponseDescriptor.payload(frame);
         finish(read);
-        read.future.complete(Optional.of(new LogRecord(read.colorName, read.sn, payload)));
+        try {
+          read.future.complete(
+              Optional.of(
+                  RecordCodec.read(
+                      read.colorName,
+                      read.sn,
+                      payload,
+                      payload.readerIndex(),
+                      payload.readableBytes())));
+        } catch (FlexLogException e) {
+          read.future.completeExceptionally(e);
+        }
       }
       case ReadResponseDescriptor.ABSENT -> {
         read.absent[shardIndex] = true;

@@ -23,4 +23,9 @@ final class Tokens {
   long next() {
     return sequence.incrementAndGet();
   }
+
+  /** The first of {@code count} consecutive sequences of this session, for one batch. */
+  long next(int count) {
+    return sequence.getAndAdd(count) + 1;
+  }
 }

@@ -49,6 +49,7 @@ final class ClientHarness {
   final Tokens tokens = new Tokens(SESSION);
   final ClientMetadata metadata;
   final Appends appends;
+  final BatchAppends batches;
   final AtomicGroups groups;
   final Reads reads;
   final Trims trims;
@@ -71,6 +72,9 @@ final class ClientHarness {
     appends =
         new Appends(
             metadata, outbound, loop, clock, tokens, REQUEST_TIMEOUT_NS, DELIVERY_TIMEOUT_NS);
+    batches =
+        new BatchAppends(
+            metadata, outbound, loop, clock, tokens, REQUEST_TIMEOUT_NS, DELIVERY_TIMEOUT_NS);
     groups =
         new AtomicGroups(
             metadata,
@@ -86,7 +90,7 @@ final class ClientHarness {
     subscriptions =
         new Subscriptions(
             metadata, outbound, loop, clock, WINDOW_BYTES, REQUEST_TIMEOUT_NS, LIVENESS_TIMEOUT_NS);
-    inbound = new InboundDispatcher(appends, groups, reads, trims, subscriptions);
+    inbound = new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions);
   }
 
   /** The cluster above at {@code version}; without the {@code events} color if not wanted. */
@@ -128,6 +132,7 @@ final class ClientHarness {
     loop.run();
     long now = clock.nanoTime();
     appends.onTick(now);
+    batches.onTick(now);
     groups.onTick(now);
     subscriptions.onTick(now);
     reads.onTick(now);

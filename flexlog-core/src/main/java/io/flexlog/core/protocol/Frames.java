@@ -48,6 +48,8 @@ public final class Frames {
       case MessageType.TOKEN_SYNC_RESPONSE -> TokenSyncResponseDescriptor.validate(frame);
       case MessageType.SYNC_FETCH -> SyncFetchDescriptor.validate(frame);
       case MessageType.SYNC_ENTRIES -> SyncEntriesDescriptor.validate(frame);
+      case MessageType.APPEND_BATCH -> AppendBatchDescriptor.validate(frame);
+      case MessageType.APPEND_BATCH_ACK -> AppendBatchAckDescriptor.validate(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

@@ -106,6 +106,13 @@ public final class MessageType {
 
   /** Peer replica to the asker: a batch of the records a SYNC_FETCH asked for. */
   public static final byte SYNC_ENTRIES = 53;
+  // Codes 60-69: batched appends (docs/architecture.md#batched-append).
+
+  /** Client to every replica of a shard: store several records of one color, each its own token. */
+  public static final byte APPEND_BATCH = 60;
+
+  /** Replica to client: the outcome (SN or error code) of some records of an APPEND_BATCH. */
+  public static final byte APPEND_BATCH_ACK = 61;
 
   private MessageType() {}
 
@@ -143,6 +150,8 @@ public final class MessageType {
       case TOKEN_SYNC_RESPONSE -> "TOKEN_SYNC_RESPONSE";
       case SYNC_FETCH -> "SYNC_FETCH";
       case SYNC_ENTRIES -> "SYNC_ENTRIES";
+      case APPEND_BATCH -> "APPEND_BATCH";
+      case APPEND_BATCH_ACK -> "APPEND_BATCH_ACK";
       default -> "UNKNOWN(" + type + ")";
     };
   }

@@ -2,6 +2,11 @@ package io.flexlog.core.protocol;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.flexlog.core.error.ProtocolException;
+import io.flexlog.core.record.RecordFields;
+import io.flexlog.core.record.RecordFormatDescriptor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,5 +60,50 @@ class FrameDecoderFuzzTest {
     DecoderProperties
         .corruptedValidFramesYieldTheUntouchedPrefixThenValidFramesOrOneProtocolException(
             Entropy.of(data));
+  }
+
+  /**
+   * Any body behind a valid APPEND_BATCH header is refused with a {@link ProtocolException} or
+   * yields records whose payloads lie inside the frame; a payload in record format 1 reads into
+   * fields that lie inside the payload, or is refused with a {@link ProtocolException}.
+   */
+  @FuzzTest
+  void appendBatchWithAnyBodyYieldsRecordsInsideTheFrameOrOneProtocolException(byte[] body) {
+    ByteBuf frame =
+        FrameDescriptor.allocate(
+            Unpooled.buffer().alloc(), MessageType.APPEND_BATCH, 1L, body.length);
+    frame.writeBytes(body);
+    try {
+      Frames.validate(frame);
+    } catch (ProtocolException refused) {
+      frame.release();
+      return;
+    }
+    try {
+      int at = AppendBatchDescriptor.payloadsStart(frame);
+      for (int i = 0; i < AppendBatchDescriptor.count(frame); i++) {
+        int length = AppendBatchDescriptor.payloadLength(frame, i);
+        if (RecordFormatDescriptor.isFormatted(frame, at, length)) {
+          readRecord(frame, at, length);
+        }
+        at += length;
+      }
+      if (at != frame.writerIndex()) {
+        throw new AssertionError("payloads end at " + at + ", frame at " + frame.writerIndex());
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  private static void readRecord(ByteBuf frame, int at, int length) {
+    try {
+      RecordFields fields = RecordFormatDescriptor.read(frame, at, length);
+      if (fields.valueOffset() + fields.storedValueLength() != at + length) {
+        throw new AssertionError("value outside the record: " + fields);
+      }
+    } catch (ProtocolException malformed) {
+      // a malformed record is refused by name, which is what the reader promises
+    }
   }
 }

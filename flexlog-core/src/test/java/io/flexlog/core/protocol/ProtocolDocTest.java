@@ -3,6 +3,7 @@ package io.flexlog.core.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.record.RecordFormatDescriptor;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -116,9 +117,7 @@ class ProtocolDocTest {
       long documented = Long.parseLong(row.group(1));
       String className = row.group(2);
       String constant = row.group(3);
-      Field field =
-          Class.forName(ProtocolDocTest.class.getPackageName() + "." + className)
-              .getDeclaredField(constant);
+      Field field = descriptorClass(className).getDeclaredField(constant);
       field.setAccessible(true);
       long actual = ((Number) field.get(null)).longValue();
       assertThat(documented).as("%s.%s in: %s", className, constant, line).isEqualTo(actual);
@@ -135,6 +134,14 @@ class ProtocolDocTest {
     assertThat(doc).contains("magic " + magic);
     assertThat(doc).contains("protocol version, `" + FrameDescriptor.VERSION + "`");
     assertThat(doc).contains("header length is " + FrameDescriptor.HEADER_LENGTH);
+  }
+
+  /** A descriptor of the wire protocol, or the record format's. */
+  private static Class<?> descriptorClass(String simpleName) throws ClassNotFoundException {
+    if (simpleName.equals(RecordFormatDescriptor.class.getSimpleName())) {
+      return RecordFormatDescriptor.class;
+    }
+    return Class.forName(ProtocolDocTest.class.getPackageName() + "." + simpleName);
   }
 
   /** The {@code | code | `NAME` |} rows of the section under {@code heading}, by name. */

@@ -249,6 +249,53 @@ sealed interface WireMessage {
     }
   }
 
+  record BatchedRecord(long tokenSequence, Bytes payload) {}
+
+  record AppendBatch(
+      long requestId, long tokenSession, int colorId, int shardId, List<BatchedRecord> records)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      int payloadBytes = records.stream().mapToInt(r -> r.payload().value().length).sum();
+      ByteBuf buf =
+          AppendBatchDescriptor.encodeHeader(
+              alloc, requestId, tokenSession, colorId, shardId, records.size(), payloadBytes);
+      for (BatchedRecord record : records) {
+        AppendBatchDescriptor.writeEntry(
+            buf, record.tokenSequence(), record.payload().value().length);
+      }
+      ByteBuf whole = alloc.buffer(buf.readableBytes() + payloadBytes);
+      whole.writeBytes(buf);
+      buf.release();
+      for (BatchedRecord record : records) {
+        whole.writeBytes(record.payload().value());
+      }
+      return whole;
+    }
+  }
+
+  /** One entry of an APPEND_BATCH_ACK: an SN (code 0) or an error code (SN 0). */
+  record BatchOutcome(long tokenSequence, long sn, int errorCode) {}
+
+  record AppendBatchAck(
+      long requestId, long tokenSession, int colorId, int replicaId, List<BatchOutcome> outcomes)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      ByteBuf buf =
+          AppendBatchAckDescriptor.encodeHeader(
+              alloc, requestId, tokenSession, colorId, replicaId, outcomes.size());
+      for (BatchOutcome outcome : outcomes) {
+        if (outcome.errorCode() == 0) {
+          AppendBatchAckDescriptor.writeCommitted(buf, outcome.tokenSequence(), outcome.sn());
+        } else {
+          AppendBatchAckDescriptor.writeRefused(buf, outcome.tokenSequence(), outcome.errorCode());
+        }
+      }
+      return buf;
+    }
+  }
+
   record SubscribeProgress(long requestId, int colorId, int shardId, long progress)
       implements WireMessage {
     @Override
@@ -530,6 +577,8 @@ sealed interface WireMessage {
               WelcomeDescriptor.sequencerNodeId(frame), WelcomeDescriptor.incarnation(frame));
       case MessageType.TOKEN_SYNC -> readTokenSync(frame);
       case MessageType.TOKEN_SYNC_RESPONSE -> readTokenSyncResponse(frame);
+      case MessageType.APPEND_BATCH -> readAppendBatch(frame);
+      case MessageType.APPEND_BATCH_ACK -> readAppendBatchAck(frame);
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }
@@ -554,6 +603,47 @@ sealed interface WireMessage {
         GroupResultDescriptor.groupLow(frame),
         GroupResultDescriptor.replicaNodeId(frame),
         sns);
+  }
+
+  private static AppendBatch readAppendBatch(ByteBuf frame) {
+    int count = AppendBatchDescriptor.count(frame);
+    List<BatchedRecord> records = new ArrayList<>(count);
+    int at = AppendBatchDescriptor.payloadsStart(frame);
+    for (int i = 0; i < count; i++) {
+      int length = AppendBatchDescriptor.payloadLength(frame, i);
+      records.add(
+          new BatchedRecord(
+              AppendBatchDescriptor.tokenSequence(frame, i),
+              new Bytes(ByteBufUtil.getBytes(frame, at, length))));
+      at += length;
+    }
+    if (at != frame.writerIndex()) {
+      throw new AssertionError("payloads end at " + at + ", frame at " + frame.writerIndex());
+    }
+    return new AppendBatch(
+        FrameDescriptor.requestId(frame),
+        AppendBatchDescriptor.tokenSession(frame),
+        AppendBatchDescriptor.colorId(frame),
+        AppendBatchDescriptor.shardId(frame),
+        records);
+  }
+
+  private static AppendBatchAck readAppendBatchAck(ByteBuf frame) {
+    int count = AppendBatchAckDescriptor.count(frame);
+    List<BatchOutcome> outcomes = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      outcomes.add(
+          new BatchOutcome(
+              AppendBatchAckDescriptor.tokenSequence(frame, i),
+              AppendBatchAckDescriptor.sn(frame, i),
+              AppendBatchAckDescriptor.errorCode(frame, i)));
+    }
+    return new AppendBatchAck(
+        FrameDescriptor.requestId(frame),
+        AppendBatchAckDescriptor.tokenSession(frame),
+        AppendBatchAckDescriptor.colorId(frame),
+        AppendBatchAckDescriptor.replicaNodeId(frame),
+        outcomes);
   }
 
   private static SubscribeRecords readSubscribeRecords(ByteBuf frame) {

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  */
 final class WireMessageGenerator {
   /** How many message types {@link #message} chooses from: every frame type. */
-  static final int TYPES = 30;
+  static final int TYPES = 32;
 
   private static final byte[] READ_STATUSES = {
     ReadResponseDescriptor.FOUND,
@@ -120,8 +120,25 @@ final class WireMessageGenerator {
       case 29 ->
           new WireMessage.TokenSyncResponse(
               e.anyLong(), e.anyInt(), e.anyInt(), list(0, 8, e::anyLong));
+      case 30 ->
+          new WireMessage.AppendBatch(
+              e.anyLong(),
+              e.anyLong(),
+              e.anyInt(),
+              e.anyInt(),
+              list(1, 6, () -> new WireMessage.BatchedRecord(e.anyLong(), payload())));
+      case 31 ->
+          new WireMessage.AppendBatchAck(
+              e.anyLong(), e.anyLong(), e.anyInt(), e.anyInt(), list(0, 6, this::batchOutcome));
       default -> throw new IllegalArgumentException("no message type " + type);
     };
+  }
+
+  private WireMessage.BatchOutcome batchOutcome() {
+    if (e.intBetween(0, 1) == 0) {
+      return new WireMessage.BatchOutcome(e.anyLong(), 1 + (e.anyLong() & Long.MAX_VALUE) / 2, 0);
+    }
+    return new WireMessage.BatchOutcome(e.anyLong(), 0, e.intBetween(1, 0xFFFF));
   }
 
   private WireMessage readResponse() {

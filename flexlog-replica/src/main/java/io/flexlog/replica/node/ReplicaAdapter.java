@@ -34,6 +34,7 @@ public final class ReplicaAdapter {
   public void onClientFrame(Connection connection, ByteBuf frame) {
     switch (FrameDescriptor.type(frame)) {
       case MessageType.APPEND -> engine.onAppend(connection, frame);
+      case MessageType.APPEND_BATCH -> engine.onAppendBatch(connection, frame);
       case MessageType.READ -> engine.onRead(connection, frame);
       case MessageType.TRIM -> engine.onTrim(connection, frame);
       case MessageType.METADATA_REQUEST -> engine.onMetadataRequest(connection, frame);

@@ -3,6 +3,7 @@ package io.flexlog.replica.replication;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.protocol.AppendBatchDescriptor;
 import io.flexlog.core.util.TokenLongMap;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
@@ -19,7 +20,9 @@ import org.agrona.collections.Long2ObjectHashMap;
 /**
  * The append path of one replica (paper Alg. 1, docs/architecture.md): an APPEND is stored as
  * pending, its token goes into the turn's ORDER_REQUEST of its (shard, color), the SN the sequencer
- * assigns commits it, and the commit is acknowledged once durable.
+ * assigns commits it, and the commit is acknowledged once durable. Each record of an APPEND_BATCH
+ * takes the same path under its own token; the batch is acknowledged in one APPEND_BATCH_ACK per
+ * turn (docs/architecture.md#batched-append).
  *
  * <p>Per token it answers exactly once with one SN: a retried append of a committed token gets the
  * committed SN again (within the dedup window), a retry of a pending one just replaces the
@@ -38,6 +41,7 @@ final class AppendPath {
   private final Runnable requestTurn;
 
   private final PendingAppends pending = new PendingAppends();
+  private final BatchOutcomes outcomes = new BatchOutcomes();
   private final TokenLongMap committedTokens;
   private final TokenLongMap earlyAssignments = new TokenLongMap(64, Sn.NONE);
   private final Long2ObjectHashMap<OrderRequestBatch> batches = new Long2ObjectHashMap<>();
@@ -131,18 +135,41 @@ final class AppendPath {
     if (early != Sn.NONE) {
       commit(slot, early);
     } else {
-      ColorLog log = shards.log(shardId, colorId);
-      if (log.syncing()) {
-        // A peer may hold this token at an SN this replica missed: the sync phase asks first.
-        log.hold(session, sequence);
-      } else {
-        batch(shardId, colorId).add(session, sequence);
-      }
+      order(shardId, colorId, session, sequence);
     }
     requestTurn.run();
   }
 
+  /**
+   * Puts a new token into the turn's order request, or, while its log is syncing, holds it for a
+   * token sync first: a peer may hold it at an SN this replica missed (docs/architecture.md).
+   */
+  private void order(int shardId, int colorId, long session, long sequence) {
+    ColorLog log = shards.log(shardId, colorId);
+    if (log.syncing()) {
+      log.hold(session, sequence);
+    } else {
+      batch(shardId, colorId).add(session, sequence);
+    }
+  }
+
   private boolean checkAppend(Connection c, long requestId, int shardId, int colorId, int length) {
+    if (!checkTarget(c, requestId, shardId, colorId)) {
+      return false;
+    }
+    if (length > limits.maxRecordBytes()) {
+      publisher.error(
+          c,
+          requestId,
+          ErrorCode.RECORD_TOO_LARGE,
+          "record of " + length + " bytes exceeds max-record-bytes=" + limits.maxRecordBytes());
+      return false;
+    }
+    return true;
+  }
+
+  /** Checks the color and shard of an APPEND or APPEND_BATCH; answers an ERROR if they are off. */
+  private boolean checkTarget(Connection c, long requestId, int shardId, int colorId) {
     Shard shard = shards.shard(shardId);
     if (!shards.knowsColor(colorId)) {
       publisher.error(c, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
@@ -164,15 +191,76 @@ final class AppendPath {
           "shard " + shardId + " is not in the subtree of color id " + colorId);
       return false;
     }
-    if (length > limits.maxRecordBytes()) {
-      publisher.error(
-          c,
-          requestId,
-          ErrorCode.RECORD_TOO_LARGE,
-          "record of " + length + " bytes exceeds max-record-bytes=" + limits.maxRecordBytes());
-      return false;
-    }
     return true;
+  }
+
+  /**
+   * APPEND_BATCH: each record goes the way of one APPEND under its own token (stored as pending in
+   * this turn, so the turn's one flush and one ORDER_REQUEST per (shard, color) cover the batch),
+   * and the batch is acknowledged in one APPEND_BATCH_ACK per turn. Records already committed are
+   * acknowledged at once with their SN; a record over the size limit or beyond the log's space is
+   * refused alone, in the same kind of frame.
+   */
+  void onAppendBatch(Connection c, long requestId, ByteBuf frame) {
+    int colorId = AppendBatchDescriptor.colorId(frame);
+    int shardId = AppendBatchDescriptor.shardId(frame);
+    if (!checkTarget(c, requestId, shardId, colorId)) {
+      return;
+    }
+    long session = AppendBatchDescriptor.tokenSession(frame);
+    int count = AppendBatchDescriptor.count(frame);
+    int at = AppendBatchDescriptor.payloadsStart(frame);
+    outcomes.clear();
+    for (int i = 0; i < count; i++) {
+      long sequence = AppendBatchDescriptor.tokenSequence(frame, i);
+      int length = AppendBatchDescriptor.payloadLength(frame, i);
+      storeBatched(c, requestId, session, sequence, colorId, shardId, frame.slice(at, length));
+      at += length;
+    }
+    if (outcomes.count() > 0) {
+      publisher.ackBatch(c, requestId, session, colorId, outcomes);
+    }
+    requestTurn.run();
+  }
+
+  private void storeBatched(
+      Connection c,
+      long requestId,
+      long session,
+      long sequence,
+      int colorId,
+      int shardId,
+      ByteBuf payload) {
+    appends.increment();
+    if (payload.readableBytes() > limits.maxRecordBytes()) {
+      outcomes.refused(sequence, ErrorCode.RECORD_TOO_LARGE.code());
+      return;
+    }
+    long committedSn = committedTokens.get(session, sequence);
+    if (committedSn != Sn.NONE) {
+      duplicateAppends.increment();
+      outcomes.committed(sequence, committedSn);
+      return;
+    }
+    int slot = pending.find(session, sequence);
+    if (slot != PendingAppends.NONE) {
+      duplicateAppends.increment();
+      pending.setWaiter(slot, c, requestId, true);
+      return;
+    }
+    long address = storage.appendPending(shardId, colorId, session, sequence, payload);
+    if (address == LogStorage.NO_SPACE) {
+      outcomes.refused(sequence, ErrorCode.STORAGE_FULL.code());
+      return;
+    }
+    slot = pending.add(session, sequence, address, shardId, colorId);
+    pending.setWaiter(slot, c, requestId, true);
+    long early = earlyAssignments.remove(session, sequence);
+    if (early != Sn.NONE) {
+      commit(slot, early);
+    } else {
+      order(shardId, colorId, session, sequence);
+    }
   }
 
   /**
@@ -341,23 +429,67 @@ final class AppendPath {
     if (committedCount > 0) {
       commitBatch.record(committedCount);
     }
-    for (int i = 0; i < committedCount; i++) {
+    int i = 0;
+    while (i < committedCount) {
       int slot = committedSlots[i];
-      long sn = pending.sn(slot);
-      long session = pending.tokenSession(slot);
-      long sequence = pending.tokenSequence(slot);
-      ColorLog log = shards.log(pending.shard(slot), pending.color(slot));
-      log.index.add(sn, pending.address(slot));
-      log.recordArrived(sn);
-      committedTokens.put(session, sequence, sn);
       Connection waiter = pending.waiter(slot);
-      if (waiter != null) {
+      int run = 1;
+      if (waiter != null && pending.waiterBatch(slot)) {
+        run = ackBatchRun(i);
+      } else if (waiter != null) {
         publisher.ack(
-            waiter, pending.waiterRequestId(slot), session, sequence, sn, pending.color(slot));
+            waiter,
+            pending.waiterRequestId(slot),
+            pending.tokenSession(slot),
+            pending.tokenSequence(slot),
+            pending.sn(slot),
+            pending.color(slot));
       }
-      pending.remove(slot);
+      for (int k = i; k < i + run; k++) {
+        publishCommit(committedSlots[k]);
+      }
+      i += run;
     }
     committedCount = 0;
+  }
+
+  /**
+   * Acknowledges in one APPEND_BATCH_ACK the committed slots from {@code from} on that wait on the
+   * same batch request (same connection, request id, session and color).
+   *
+   * @return how many slots the frame acknowledged
+   */
+  private int ackBatchRun(int from) {
+    int first = committedSlots[from];
+    Connection waiter = pending.waiter(first);
+    long requestId = pending.waiterRequestId(first);
+    long session = pending.tokenSession(first);
+    int colorId = pending.color(first);
+    outcomes.clear();
+    int end = from;
+    while (end < committedCount) {
+      int slot = committedSlots[end];
+      if (pending.waiter(slot) != waiter
+          || !pending.waiterBatch(slot)
+          || pending.waiterRequestId(slot) != requestId
+          || pending.tokenSession(slot) != session
+          || pending.color(slot) != colorId) {
+        break;
+      }
+      outcomes.committed(pending.tokenSequence(slot), pending.sn(slot));
+      end++;
+    }
+    publisher.ackBatch(waiter, requestId, session, colorId, outcomes);
+    return end - from;
+  }
+
+  private void publishCommit(int slot) {
+    long sn = pending.sn(slot);
+    ColorLog log = shards.log(pending.shard(slot), pending.color(slot));
+    log.index.add(sn, pending.address(slot));
+    log.recordArrived(sn);
+    committedTokens.put(pending.tokenSession(slot), pending.tokenSequence(slot), sn);
+    pending.remove(slot);
   }
 
   private void commit(int slot, long sn) {

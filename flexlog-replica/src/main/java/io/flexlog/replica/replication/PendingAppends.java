@@ -22,6 +22,7 @@ final class PendingAppends {
   private long[] sn = new long[64];
   private Connection[] waiter = new Connection[64];
   private long[] waiterRequestId = new long[64];
+  private boolean[] waiterBatch = new boolean[64];
   private int[] free = new int[64];
   private int freeCount;
   private int highWater;
@@ -58,6 +59,7 @@ final class PendingAppends {
       sn = Arrays.copyOf(sn, n);
       waiter = Arrays.copyOf(waiter, n);
       waiterRequestId = Arrays.copyOf(waiterRequestId, n);
+      waiterBatch = Arrays.copyOf(waiterBatch, n);
       free = Arrays.copyOf(free, n);
     }
     return highWater++;
@@ -71,8 +73,21 @@ final class PendingAppends {
 
   /** The client connection to acknowledge; a retry on another connection replaces it. */
   void setWaiter(int slot, Connection connection, long requestId) {
+    setWaiter(slot, connection, requestId, false);
+  }
+
+  /**
+   * The client connection to acknowledge and how: {@code batch} for a record of an APPEND_BATCH
+   * (acknowledged in an APPEND_BATCH_ACK with the other records of its request), else APPEND_ACK.
+   */
+  void setWaiter(int slot, Connection connection, long requestId, boolean batch) {
     waiter[slot] = connection;
     waiterRequestId[slot] = requestId;
+    waiterBatch[slot] = batch;
+  }
+
+  boolean waiterBatch(int slot) {
+    return waiterBatch[slot];
   }
 
   long tokenSession(int slot) {

@@ -3,6 +3,7 @@ package io.flexlog.replica.replication;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendBatchAckDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
@@ -53,6 +54,23 @@ final class ReplicaPublisher {
   void ack(Connection c, long requestId, long session, long sequence, long sn, int colorId) {
     c.write(
         AppendAckDescriptor.encode(c.alloc(), requestId, session, sequence, sn, colorId, nodeId));
+    replied(c);
+  }
+
+  /** APPEND_BATCH_ACK: the outcomes of some records of one APPEND_BATCH, in one frame. */
+  void ackBatch(Connection c, long requestId, long session, int colorId, BatchOutcomes outcomes) {
+    int count = outcomes.count();
+    ByteBuf buf =
+        AppendBatchAckDescriptor.encodeHeader(
+            c.alloc(), requestId, session, colorId, nodeId, count);
+    for (int i = 0; i < count; i++) {
+      if (outcomes.code(i) == 0) {
+        AppendBatchAckDescriptor.writeCommitted(buf, outcomes.sequence(i), outcomes.sn(i));
+      } else {
+        AppendBatchAckDescriptor.writeRefused(buf, outcomes.sequence(i), outcomes.code(i));
+      }
+    }
+    c.write(buf);
     replied(c);
   }
 

@@ -198,6 +198,11 @@ public final class ReplicationEngine {
         AppendDescriptor.payload(frame));
   }
 
+  /** APPEND_BATCH: several records of one color for one shard, each under its own token. */
+  public void onAppendBatch(Connection c, ByteBuf frame) {
+    appends.onAppendBatch(c, FrameDescriptor.requestId(frame), frame);
+  }
+
   /** STAGE or COMMIT_GROUP: handed to the atomic-append component. */
   public void onAtomicFrame(Connection c, ByteBuf frame) {
     if (!staging.onClientFrame(c, frame)) {

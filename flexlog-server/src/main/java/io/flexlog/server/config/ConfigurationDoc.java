@@ -1,6 +1,7 @@
 package io.flexlog.server.config;
 
 import io.flexlog.client.ClientConfigDef;
+import io.flexlog.client.producer.ProducerConfig;
 import io.flexlog.core.config.ConfigDef;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +31,8 @@ public final class ConfigurationDoc {
   public static String render() {
     StringBuilder out = new StringBuilder();
     out.append("# Configuration\n\n")
-        .append("<!-- Generated from the config registries (ClientConfigDef, ClusterFileDef) by\n")
+        .append("<!-- Generated from the config registries (ClientConfigDef, ProducerConfig,\n")
+        .append("     ClusterFileDef) by\n")
         .append(
             "     io.flexlog.server.config.ConfigurationDoc; do not edit by hand. Regenerate:\n")
         .append("     ")
@@ -41,8 +43,8 @@ public final class ConfigurationDoc {
             FlexLog reads two kinds of settings, each declared once in a registry with its type,
             default, rule and doc:
 
-            - the **client properties** (`FlexLogConfig.fromProperties`), in Kafka's dotted style:
-              `request.timeout.ms`;
+            - the **client properties** (`FlexLogConfig.fromProperties`) and the **producer
+              properties** (`FlexLogProducer`), in Kafka's dotted style: `request.timeout.ms`;
             - the **cluster file** (YAML, read by `bin/flexlog sequencer|replica --config`), in
               dashed style: `atomic-abandon-after-ms` under `node:`.
 
@@ -59,6 +61,13 @@ public final class ConfigurationDoc {
         "Read by `FlexLogConfig.fromProperties(Properties)`; `FlexLogConfig.builder()` sets the"
             + " same settings in code and checks them with the same rules.",
         ClientConfigDef.DEF);
+    section(
+        out,
+        "Producer properties",
+        "Read by `FlexLogProducer`'s constructors (`io.flexlog.client.producer`), under Kafka's"
+            + " names and meanings where they match; `acks` and `enable.idempotence` accept only"
+            + " what FlexLog does (every replica acknowledges; every record is deduplicated).",
+        ProducerConfig.DEF);
     section(
         out,
         "Cluster file: `cluster:`",

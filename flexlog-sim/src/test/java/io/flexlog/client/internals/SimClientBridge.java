@@ -3,11 +3,14 @@ package io.flexlog.client.internals;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
+import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -101,6 +104,42 @@ public final class SimClientBridge {
 
   public CompletableFuture<Long> append(String color, byte[] payload) {
     return roles.appends.append(color, null, Unpooled.wrappedBuffer(payload));
+  }
+
+  /**
+   * Appends {@code payloads} to the color in one APPEND_BATCH, on shard {@code pick} modulo the
+   * color's shards; one future per record. Empty if the color has no shard (nothing is sent).
+   */
+  public List<CompletableFuture<Long>> appendBatch(String color, List<byte[]> payloads, int pick) {
+    var known = roles.metadata.topology().color(color);
+    if (known.isEmpty() || roles.metadata.shardsOf(known.get().id()).isEmpty()) {
+      return List.of();
+    }
+    List<Shard> shards = roles.metadata.shardsOf(known.get().id());
+    int shardId = shards.get(Math.floorMod(pick, shards.size())).id();
+    List<CompletableFuture<Long>> futures = new ArrayList<>();
+    ByteBuf[] buffers = new ByteBuf[payloads.size()];
+    for (int i = 0; i < buffers.length; i++) {
+      buffers[i] = Unpooled.wrappedBuffer(payloads.get(i));
+      futures.add(new CompletableFuture<>());
+    }
+    roles.batches.append(
+        color,
+        known.get().id(),
+        shardId,
+        buffers,
+        new BatchListener() {
+          @Override
+          public void onAppended(int index, long sn) {
+            futures.get(index).complete(sn);
+          }
+
+          @Override
+          public void onFailed(int index, FlexLogException error) {
+            futures.get(index).completeExceptionally(error);
+          }
+        });
+    return futures;
   }
 
   /** Appends to several colors, all or nothing: SNs per color, in the order of its list. */

@@ -1,0 +1,58 @@
+package io.flexlog.client.internals;
+
+import io.flexlog.core.model.Shard;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One APPEND_BATCH in flight: its records (consecutive token sequences from {@link
+ * #firstSequence}), per record the SN and which replicas acknowledged it, and its deadlines.
+ *
+ * <p>Threading: loop-confined.
+ */
+final class PendingBatch extends InFlight {
+  final long firstSequence;
+  final String colorName;
+  final int colorId;
+  final Shard shard;
+  final ByteBuf[] payloads;
+  final long[] sns;
+  final int[] ackedMasks;
+  final boolean[] done;
+  final BatchListener listener;
+  int remaining;
+  int attempts;
+
+  /** The topology was fetched again for this batch already. */
+  boolean refreshed;
+
+  PendingBatch(
+      long firstSequence,
+      String colorName,
+      int colorId,
+      Shard shard,
+      ByteBuf[] payloads,
+      BatchListener listener,
+      long deliveryDeadlineNs) {
+    super(deliveryDeadlineNs);
+    this.firstSequence = firstSequence;
+    this.colorName = colorName;
+    this.colorId = colorId;
+    this.shard = shard;
+    this.payloads = payloads;
+    this.sns = new long[payloads.length];
+    this.ackedMasks = new int[payloads.length];
+    this.done = new boolean[payloads.length];
+    this.listener = listener;
+    this.remaining = payloads.length;
+  }
+
+  int allReplicasMask() {
+    return (1 << shard.replicaNodeIds().size()) - 1;
+  }
+
+  /** The index of a token sequence in this batch, or -1. */
+  int indexOf(long sequence) {
+    long index = sequence - firstSequence;
+    return index >= 0 && index < payloads.length ? (int) index : -1;
+  }
+}

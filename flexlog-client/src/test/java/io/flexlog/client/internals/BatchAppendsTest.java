@@ -1,0 +1,150 @@
+package io.flexlog.client.internals;
+
+import static io.flexlog.client.internals.ClientHarness.ALLOC;
+import static io.flexlog.client.internals.ClientHarness.DELIVERY_TIMEOUT_NS;
+import static io.flexlog.client.internals.ClientHarness.EVENTS;
+import static io.flexlog.client.internals.ClientHarness.EVENTS_A;
+import static io.flexlog.client.internals.ClientHarness.REQUEST_TIMEOUT_NS;
+import static io.flexlog.client.internals.ClientHarness.SESSION;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.client.internals.RecordingOutbound.Sent;
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.error.StorageFullException;
+import io.flexlog.core.protocol.AppendBatchAckDescriptor;
+import io.flexlog.core.protocol.AppendBatchDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The batched-append role without sockets: one APPEND_BATCH per replica, per-record completion,
+ * re-sends of only the unacknowledged records, and per-record failures. Color {@code events} has
+ * one shard, 20, on replicas 1 and 2.
+ */
+class BatchAppendsTest {
+  private final ClientHarness client = new ClientHarness();
+  private final Map<Integer, Long> appended = new TreeMap<>();
+  private final Map<Integer, FlexLogException> failed = new TreeMap<>();
+  private final BatchListener listener =
+      new BatchListener() {
+        @Override
+        public void onAppended(int index, long sn) {
+          assertThat(appended.put(index, sn)).isNull();
+        }
+
+        @Override
+        public void onFailed(int index, FlexLogException error) {
+          assertThat(failed.put(index, error)).isNull();
+        }
+      };
+
+  @AfterEach
+  void release() {
+    client.close();
+  }
+
+  private List<Sent> appendThree() {
+    ByteBuf[] payloads = new ByteBuf[3];
+    for (int i = 0; i < 3; i++) {
+      payloads[i] = Unpooled.wrappedBuffer(new byte[] {(byte) i, 1, 2});
+    }
+    client.batches.append(EVENTS.name(), EVENTS.id(), EVENTS_A.id(), payloads, listener);
+    client.runLoop();
+    return client.outbound.take(MessageType.APPEND_BATCH);
+  }
+
+  private static List<Long> sequences(Sent batch) {
+    List<Long> sequences = new ArrayList<>();
+    for (int i = 0; i < AppendBatchDescriptor.count(batch.frame()); i++) {
+      sequences.add(AppendBatchDescriptor.tokenSequence(batch.frame(), i));
+    }
+    return sequences;
+  }
+
+  /** Replica {@code replica} commits records {@code indexes} of the batch at SN 100 + index. */
+  private void ack(Sent batch, int replica, int... indexes) {
+    ByteBuf frame =
+        AppendBatchAckDescriptor.encodeHeader(
+            ALLOC, batch.requestId(), SESSION, EVENTS.id(), replica, indexes.length);
+    for (int i : indexes) {
+      AppendBatchAckDescriptor.writeCommitted(frame, batch.requestId() + i, 100 + i);
+    }
+    client.deliver(frame);
+  }
+
+  @Test
+  void shouldSendOneFramePerReplicaAndCompleteARecordWhenEveryReplicaAckedIt() {
+    List<Sent> sent = appendThree();
+
+    assertThat(sent).extracting(Sent::node).containsExactly(1, 2);
+    long first = sent.get(0).requestId();
+    assertThat(sequences(sent.get(0))).containsExactly(first, first + 1, first + 2);
+    assertThat(AppendBatchDescriptor.tokenSession(sent.get(0).frame())).isEqualTo(SESSION);
+    ack(sent.get(0), 1, 0, 1, 2);
+    assertThat(appended).isEmpty();
+
+    ack(sent.get(1), 2, 0, 1, 2);
+
+    assertThat(appended)
+        .containsExactly(Map.entry(0, 100L), Map.entry(1, 101L), Map.entry(2, 102L));
+    assertThat(client.batches.inFlight()).isZero();
+  }
+
+  @Test
+  void shouldResendToAReplicaOnlyTheRecordsItHasNotAcknowledged() {
+    List<Sent> sent = appendThree();
+    long first = sent.get(0).requestId();
+    ack(sent.get(0), 1, 0, 1, 2);
+    ack(sent.get(1), 2, 0);
+
+    client.advance(REQUEST_TIMEOUT_NS + 1);
+
+    List<Sent> resent = client.outbound.take(MessageType.APPEND_BATCH);
+    assertThat(resent).extracting(Sent::node).containsExactly(2);
+    assertThat(resent.get(0).requestId()).isEqualTo(first);
+    assertThat(sequences(resent.get(0))).containsExactly(first + 1, first + 2);
+    assertThat(appended).containsOnlyKeys(0);
+  }
+
+  @Test
+  void shouldFailOnlyTheRefusedRecordWithTheTypedErrorOfItsCode() {
+    List<Sent> sent = appendThree();
+    long first = sent.get(0).requestId();
+    ByteBuf refusal =
+        AppendBatchAckDescriptor.encodeHeader(ALLOC, first, SESSION, EVENTS.id(), 1, 1);
+    AppendBatchAckDescriptor.writeRefused(refusal, first + 1, ErrorCode.STORAGE_FULL.code());
+    client.deliver(refusal);
+    ack(sent.get(0), 1, 0, 2);
+    ack(sent.get(1), 2, 0, 1, 2);
+
+    assertThat(failed).containsOnlyKeys(1);
+    assertThat(failed.get(1))
+        .isInstanceOf(StorageFullException.class)
+        .hasMessageContaining("replica 1 refused record 1 of a batch of 3");
+    assertThat(appended).containsOnlyKeys(0, 2);
+  }
+
+  @Test
+  void shouldFailTheUnacknowledgedRecordsAtTheDeliveryDeadline() {
+    List<Sent> sent = appendThree();
+    ack(sent.get(0), 1, 0);
+    ack(sent.get(1), 2, 0);
+
+    client.advance(DELIVERY_TIMEOUT_NS + 1);
+
+    assertThat(appended).containsOnlyKeys(0);
+    assertThat(failed).containsOnlyKeys(1, 2);
+    assertThat(failed.get(1))
+        .isInstanceOf(FlexLogTimeoutException.class)
+        .hasMessageContaining("each record may still appear, at most once");
+  }
+}
