@@ -106,6 +106,7 @@ public final class MessageType {
 
   /** Peer replica to the asker: a batch of the records a SYNC_FETCH asked for. */
   public static final byte SYNC_ENTRIES = 53;
+
   // Codes 60-69: batched appends (docs/architecture.md#batched-append).
 
   /** Client to every replica of a shard: store several records of one color, each its own token. */
