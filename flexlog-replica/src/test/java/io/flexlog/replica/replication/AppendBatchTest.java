@@ -14,6 +14,7 @@ import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
@@ -85,6 +86,15 @@ class AppendBatchTest {
             runtime,
             new SimpleMeterRegistry());
     engine.recover();
+    // Connected: the sequencer welcomed this replica and its first watermark left nothing blind.
+    engine.onSequencerLinkUp(SEQUENCER, 1);
+    ByteBuf watermark = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, Sn.of(1, 0));
+    try {
+      engine.onWatermark(SEQUENCER, watermark);
+    } finally {
+      watermark.release();
+    }
+    runtime.runTasks();
   }
 
   @AfterEach
