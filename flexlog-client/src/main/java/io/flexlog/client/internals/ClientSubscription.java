@@ -61,6 +61,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private final long openTimeoutNs;
   private final long livenessTimeoutNs;
   private final int firstReplica;
+  private final boolean followSubtree;
   private final SubscriptionContext ctx;
   private final Executor loop;
   private final Runnable grantTask = this::onConsumed;
@@ -109,6 +110,37 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       int firstReplica,
       SubscriptionContext ctx,
       Executor loop) {
+    this(
+        color,
+        shards,
+        topologyVersion,
+        fromSn,
+        windowBytes,
+        openTimeoutNs,
+        livenessTimeoutNs,
+        firstReplica,
+        true,
+        ctx,
+        loop);
+  }
+
+  /**
+   * @param followSubtree open streams on shards that join the color's subtree (a whole-color
+   *     subscription); false keeps exactly {@code shards} (a one-shard subscription)
+   */
+  ClientSubscription(
+      Color color,
+      List<Shard> shards,
+      long topologyVersion,
+      long fromSn,
+      long windowBytes,
+      long openTimeoutNs,
+      long livenessTimeoutNs,
+      int firstReplica,
+      boolean followSubtree,
+      SubscriptionContext ctx,
+      Executor loop) {
+    this.followSubtree = followSubtree;
     this.colorName = color.name();
     this.colorId = color.id();
     this.fromSn = fromSn;
@@ -208,6 +240,9 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   @Override
   public void joinShards(Topology topology, long startSn) {
     topologyVersion = Math.max(topologyVersion, topology.version());
+    if (!followSubtree) {
+      return; // a one-shard subscription: the joined shards belong to other readers
+    }
     if (merger.lastReleased() >= startSn) {
       LOG.warn(
           "subscription to '{}': released SN {} before the join mark {} reached it; records of"
@@ -421,6 +456,11 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
    */
   LogRecord take(long timeoutNs) throws InterruptedException {
     return queue.take(timeoutNs);
+  }
+
+  /** See {@link SubscriptionQueue#onAvailable}. */
+  void onAvailable(Runnable listener) {
+    queue.onAvailable(listener);
   }
 
   // ------------------------------------------------------------------ RecordStream
