@@ -7,8 +7,8 @@ import java.time.Duration;
 /**
  * Creates a consumer group's internal color through the admin service (AddColor, the call behind
  * {@code flexlog colors add}): under {@code global}, one shard, the default replication factor.
- * Found by {@code FlexLogConsumer} with {@link java.util.ServiceLoader} when flexlog-server is on the
- * class path.
+ * Found by {@code FlexLogConsumer} with {@link java.util.ServiceLoader} when flexlog-server is on
+ * the class path.
  */
 public final class AdminGroupColorProvisioner implements GroupColorProvisioner {
   @Override
