@@ -243,8 +243,7 @@ class ConsumerEndToEndTest {
   void shouldPauseAndResumeAShard() {
     append(12, "r");
     FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings(null));
-    ColorShard s0 =
-        ColorShard.of(COLOR, c.log.topology().color(COLOR).orElseThrow().id() * 0 + firstShard());
+    ColorShard s0 = ColorShard.of(COLOR, firstShard());
     consumer.assign(List.of(s0));
     consumer.pause(List.of(s0));
     assertThat(consumer.poll(Duration.ofMillis(300)).isEmpty()).isTrue();
