@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       AppendCommand.class,
       StorageCommand.class,
       OrderingCommand.class,
-      E2eCommand.class
+      E2eCommand.class,
+      io.flexlog.bench.consume.ConsumeCommand.class
     })
 public final class BenchCommand {}
