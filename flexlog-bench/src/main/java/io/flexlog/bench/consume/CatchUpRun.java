@@ -20,6 +20,7 @@ final class CatchUpRun {
   private final int records;
   private final int recordBytes;
   private final String reader;
+  private final boolean load;
   private final PrintWriter out;
 
   CatchUpRun(
@@ -28,7 +29,9 @@ final class CatchUpRun {
       int records,
       int recordBytes,
       String reader,
+      boolean load,
       PrintWriter out) {
+    this.load = load;
     this.bootstrap = bootstrap;
     this.color = color;
     this.records = records;
@@ -38,12 +41,8 @@ final class CatchUpRun {
   }
 
   int run() throws InterruptedException {
-    try (FlexLog log = FlexLog.connect(bootstrap)) {
-      long start = System.nanoTime();
-      Loader.load(log, color, records, recordBytes);
-      double loadS = (System.nanoTime() - start) / 1e9;
-      out.printf("loaded %,d records in %.1f s (%,.0f rec/s)%n", records, loadS, records / loadS);
-      out.flush();
+    if (load) {
+      load();
     }
     long start = System.nanoTime();
     long read = reader.equals("stream") ? readStream() : readConsumer();
@@ -53,6 +52,16 @@ final class CatchUpRun {
         reader, read, seconds, read / seconds, read * (double) recordBytes / seconds / 1e6);
     out.flush();
     return read == records ? 0 : 1;
+  }
+
+  private void load() throws InterruptedException {
+    try (FlexLog log = FlexLog.connect(bootstrap)) {
+      long start = System.nanoTime();
+      Loader.load(log, color, records, recordBytes);
+      double loadS = (System.nanoTime() - start) / 1e9;
+      out.printf("loaded %,d records in %.1f s (%,.0f rec/s)%n", records, loadS, records / loadS);
+      out.flush();
+    }
   }
 
   private long readConsumer() {

@@ -44,6 +44,11 @@ public final class ConsumeCommand implements Callable<Integer> {
   @Option(names = "--admin", defaultValue = "127.0.0.1:7090", description = "The admin service.")
   String admin;
 
+  @Option(
+      names = "--existing-color",
+      description = "catchup: read this color, already holding --records records (no load).")
+  String existingColor;
+
   @Option(names = "--shards", defaultValue = "1", description = "Shards of the fresh color.")
   int shards;
 
@@ -82,6 +87,13 @@ public final class ConsumeCommand implements Callable<Integer> {
           "--shards, --records, --rate and --duration must be >= 1, --record-bytes >= 16");
     }
     PrintWriter out = spec.commandLine().getOut();
+    if (existingColor != null) {
+      if (mode != Mode.catchup) {
+        throw new ParameterException(spec.commandLine(), "--existing-color needs --mode catchup");
+      }
+      return new CatchUpRun(bootstrap, existingColor, records, recordBytes, reader, false, out)
+          .run();
+    }
     String color = mode + "-" + System.currentTimeMillis();
     try (AdminClient a = AdminClient.connect(admin, Duration.ofSeconds(30))) {
       a.addColor(
@@ -94,7 +106,8 @@ public final class ConsumeCommand implements Callable<Integer> {
     out.printf("color %s, %d shard(s), %d-byte records%n", color, shards, recordBytes);
     out.flush();
     return switch (mode) {
-      case catchup -> new CatchUpRun(bootstrap, color, records, recordBytes, reader, out).run();
+      case catchup ->
+          new CatchUpRun(bootstrap, color, records, recordBytes, reader, true, out).run();
       case latency ->
           new LatencyRun(bootstrap, color, recordBytes, rate, durationSeconds, out).run();
       case rebalance ->

@@ -486,6 +486,14 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   }
 
   @Override
+  public int drainTo(java.util.function.Consumer<LogRecord> sink, int max) {
+    if (queue.isClosed()) {
+      throw new IllegalStateException("the subscription to '" + colorName + "' is closed");
+    }
+    return queue.drainTo(sink, max);
+  }
+
+  @Override
   public Iterator<LogRecord> iterator() {
     return queue.iterator(colorName);
   }

@@ -164,6 +164,30 @@ final class SubscriptionQueue {
     return record;
   }
 
+  /**
+   * Takes up to {@code max} queued records under one lock, without waiting.
+   *
+   * @throws FlexLogException the subscription's failure, if nothing was queued before it
+   */
+  int drainTo(java.util.function.Consumer<LogRecord> sink, int max) {
+    lock.lock();
+    try {
+      if (closed) {
+        return 0;
+      }
+      if (size == 0 && failure != null) {
+        throw failure;
+      }
+      int n = Math.min(max, size);
+      for (int i = 0; i < n; i++) {
+        sink.accept(next());
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Moves what the application consumed since last time out of {@code held}, per shard. */
   void absorbConsumed(long[] held) {
     lock.lock();

@@ -8,6 +8,7 @@ import io.flexlog.client.consumer.Deserializer;
 import io.flexlog.client.consumer.RecordDeserializationException;
 import io.flexlog.client.internals.ClientCore;
 import io.flexlog.core.error.TrimmedException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -42,7 +43,12 @@ public final class Fetcher<K, V> {
     RecordStream stream;
     long position = -1;
     boolean paused;
-    LogRecord pending;
+
+    /** Records taken from the stream, not returned yet (the head may fail to deserialize). */
+    final ArrayDeque<LogRecord> buffered = new ArrayDeque<>();
+
+    /** The head of {@link #buffered} failed to deserialize: visit this shard first. */
+    boolean poisoned;
 
     ShardFetch(ColorShard cs) {
       this.cs = cs;
@@ -137,26 +143,39 @@ public final class Fetcher<K, V> {
    *     one this call would return (else it stays pending for the next call)
    */
   public long collect(int max, Map<ColorShard, List<ConsumerRecord<K, V>>> out) {
-    List<ShardFetch> order = new ArrayList<>(fetches.values());
-    int n = order.size();
+    List<ShardFetch> order = new ArrayList<>(fetches.size());
+    for (ShardFetch f : fetches.values()) {
+      if (f.poisoned) {
+        order.add(f); // its failing record must come first, so that it can be reported
+      }
+    }
+    int n = fetches.size();
+    List<ShardFetch> all = new ArrayList<>(fetches.values());
+    rotation++;
+    for (int i = 0; i < n; i++) {
+      ShardFetch f = all.get(Math.floorMod(rotation + i, n));
+      if (!f.poisoned) {
+        order.add(f);
+      }
+    }
     long bytes = 0;
     int taken = 0;
-    rotation++;
-    for (int i = 0; i < n && taken < max; i++) {
-      ShardFetch f = order.get(Math.floorMod(rotation + i, n));
+    for (ShardFetch f : order) {
+      if (taken >= max) {
+        break;
+      }
       if (f.paused || f.stream == null) {
         continue;
       }
+      fill(f, max - taken);
       List<ConsumerRecord<K, V>> list = null;
-      while (taken < max) {
-        LogRecord r = next(f);
-        if (r == null) {
-          break;
-        }
+      while (taken < max && !f.buffered.isEmpty()) {
+        LogRecord r = f.buffered.peekFirst();
         ConsumerRecord<K, V> record = deserialize(f, r, taken == 0);
         if (record == null) {
           break;
         }
+        f.buffered.pollFirst();
         if (list == null) {
           list = out.computeIfAbsent(f.cs, cs -> new ArrayList<>());
         }
@@ -169,19 +188,17 @@ public final class Fetcher<K, V> {
     return bytes;
   }
 
-  private LogRecord next(ShardFetch f) {
-    if (f.pending != null) {
-      LogRecord r = f.pending;
-      f.pending = null;
-      return r;
+  /** Tops up a shard's buffer from its stream, under one lock of the stream's queue. */
+  private void fill(ShardFetch f, int max) {
+    if (!f.buffered.isEmpty()) {
+      return;
     }
     try {
-      return f.stream.poll(java.time.Duration.ZERO);
+      f.stream.drainTo(f.buffered::addLast, max);
     } catch (TrimmedException e) {
       long trimmed = f.position;
       close(f);
       f.position = positions.afterTrim(f.cs, trimmed, e);
-      return null;
     }
   }
 
@@ -189,6 +206,7 @@ public final class Fetcher<K, V> {
     try {
       K key = null; // records store no key yet (see ConsumerRecord)
       V value = values.deserialize(r.color(), r.payload());
+      f.poisoned = false;
       return new ConsumerRecord<>(
           r.color(),
           f.cs.shard(),
@@ -199,7 +217,7 @@ public final class Fetcher<K, V> {
           ConsumerRecord.NO_TIMESTAMP,
           r.payload().length);
     } catch (RuntimeException e) {
-      f.pending = r;
+      f.poisoned = true;
       f.position = r.sn();
       if (first) {
         throw new RecordDeserializationException(f.cs, r.sn(), e);
@@ -219,7 +237,8 @@ public final class Fetcher<K, V> {
         f.stream.close();
         f.stream = null;
       }
-      f.pending = null;
+      f.buffered.clear();
+      f.poisoned = false;
     }
   }
 
