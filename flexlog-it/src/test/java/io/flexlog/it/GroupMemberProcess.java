@@ -2,8 +2,8 @@ package io.flexlog.it;
 
 import io.flexlog.client.consumer.ColorShard;
 import io.flexlog.client.consumer.CommitFailedException;
-import io.flexlog.client.consumer.ConsumerRebalanceListener;
 import io.flexlog.client.consumer.ConsumerConfig;
+import io.flexlog.client.consumer.ConsumerRebalanceListener;
 import io.flexlog.client.consumer.ConsumerRecord;
 import io.flexlog.client.consumer.ConsumerRecords;
 import io.flexlog.client.consumer.FlexLogConsumer;

@@ -1,5 +1,6 @@
 package io.flexlog.client.consumer;
 
+import io.flexlog.client.consumer.internals.Adoption;
 import io.flexlog.client.consumer.internals.Fetcher;
 import io.flexlog.client.consumer.internals.GroupMember;
 import io.flexlog.client.consumer.internals.Signal;
@@ -87,6 +88,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   private boolean manual;
   private ConsumerRebalanceListener listener = ConsumerRebalanceListener.NONE;
   private long adoptedGeneration = -1;
+  private final Map<ColorShard, Long> adopted = new java.util.TreeMap<>();
   private long nextAutoCommitNs;
   private boolean closed;
 
@@ -205,6 +207,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     }
     manual = false;
     fetcher.assign(Set.of());
+    adopted.clear();
     adoptedGeneration = -1;
   }
 
@@ -290,21 +293,23 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   /** Adopts the group's current assignment for this member, telling the listener what moved. */
   private void rebalance() {
     GroupMember.Assignment now = member.assignment();
-    Set<ColorShard> current = new TreeSet<>(fetcher.assignment());
-    if (now.generation() == adoptedGeneration && now.shards().equals(current)) {
+    Adoption.Change change = Adoption.diff(adopted, now.owned());
+    adoptedGeneration = now.generation();
+    if (change.isEmpty()) {
       return;
     }
-    List<ColorShard> revoked = new ArrayList<>(current);
-    revoked.removeAll(now.shards());
-    List<ColorShard> added = new ArrayList<>(now.shards());
-    added.removeAll(current);
-    if (!revoked.isEmpty()) {
-      listener.onRevoked(revoked);
+    if (!change.revoked().isEmpty()) {
+      listener.onRevoked(change.revoked());
     }
-    fetcher.assign(now.shards());
-    adoptedGeneration = now.generation();
-    if (!added.isEmpty()) {
-      listener.onAssigned(added);
+    // A shard lost and regained since the last look restarts from its committed position.
+    Set<ColorShard> kept = new TreeSet<>(now.owned().keySet());
+    kept.removeAll(change.added());
+    fetcher.assign(kept);
+    fetcher.assign(now.owned().keySet());
+    adopted.clear();
+    adopted.putAll(now.owned());
+    if (!change.added().isEmpty()) {
+      listener.onAssigned(change.added());
     }
   }
 

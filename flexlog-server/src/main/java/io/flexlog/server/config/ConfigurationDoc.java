@@ -30,7 +30,8 @@ public final class ConfigurationDoc {
   public static String render() {
     StringBuilder out = new StringBuilder();
     out.append("# Configuration\n\n")
-        .append("<!-- Generated from the config registries (ClientConfigDef, ClusterFileDef) by\n")
+        .append("<!-- Generated from the config registries (ClientConfigDef, ConsumerConfigDef,\n")
+        .append("     ClusterFileDef) by\n")
         .append(
             "     io.flexlog.server.config.ConfigurationDoc; do not edit by hand. Regenerate:\n")
         .append("     ")
@@ -59,6 +60,14 @@ public final class ConfigurationDoc {
         "Read by `FlexLogConfig.fromProperties(Properties)`; `FlexLogConfig.builder()` sets the"
             + " same settings in code and checks them with the same rules.",
         ClientConfigDef.DEF);
+    section(
+        out,
+        "Consumer properties",
+        "Read by `FlexLogConsumer` (`ConsumerConfig.fromProperties`/`fromMap`) besides the client"
+            + " properties above, which configure the consumer's connection (its"
+            + " `subscribe.window.bytes` defaults to `fetch.max.bytes`). Any other key is an error"
+            + " naming it.",
+        io.flexlog.client.consumer.ConsumerConfigDef.DEF);
     section(
         out,
         "Cluster file: `cluster:`",

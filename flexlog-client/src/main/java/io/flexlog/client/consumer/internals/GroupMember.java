@@ -6,15 +6,19 @@ import io.flexlog.client.consumer.ColorShard;
 import io.flexlog.client.consumer.CommitFailedException;
 import io.flexlog.client.internals.ClientCore;
 import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,36 +42,20 @@ import org.slf4j.LoggerFactory;
 public final class GroupMember implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupMember.class);
 
-  /** Records between two checkpoints of the group log. */
-  public static final int CHECKPOINT_EVERY = 1000;
-
   private static final long TICK_NS = 20_000_000L;
   private static final int OUTCOMES_KEPT = 4096;
 
   private final ClientCore core;
   private final String color;
   private final String memberId;
-  private final long sessionTimeoutMs;
-  private final long heartbeatNs;
-  private final long maxPollIntervalNs;
   private final Signal signal = new Signal();
-  private final GroupState state = new GroupState();
-  private final Map<String, Long> seenNs = new HashMap<>();
-  private final Map<String, Long> expelsSent = new HashMap<>();
+  private final MemberLogic logic;
+  private final GroupState state;
   private final LinkedHashMap<Long, String> outcomes = new LinkedHashMap<>();
-  private final Map<Long, CompletableFuture<Void>> waiting = new HashMap<>();
+  private final TreeMap<Long, Waiter> waiting = new TreeMap<>();
   private final RecordStream stream;
   private final Thread thread;
-
-  private List<String> colors = List.of();
-  private boolean wantJoin;
-  private boolean joinSent;
-  private boolean joinSeen;
-  private long lastBeatSentNs;
-  private volatile long lastPollNs = System.nanoTime();
-  private long assignSentFor = -1;
-  private long checkpointSentAt = -1;
-  private long checkpointSn = -1;
+  private final AtomicLong commitSeq = new AtomicLong();
   private volatile boolean running = true;
   private FlexLogException failure;
 
@@ -82,9 +70,14 @@ public final class GroupMember implements AutoCloseable {
     this.color = color;
     this.memberId =
         clientId + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
-    this.sessionTimeoutMs = sessionTimeout.toMillis();
-    this.heartbeatNs = heartbeatInterval.toNanos();
-    this.maxPollIntervalNs = maxPollInterval.toNanos();
+    this.logic =
+        new MemberLogic(
+            memberId,
+            sessionTimeout.toMillis(),
+            heartbeatInterval.toNanos(),
+            maxPollInterval.toNanos(),
+            new LogWriter());
+    this.state = logic.state();
     this.stream = core.subscribe(color, -1, 0, signal::raise);
     this.thread = new Thread(this::run, "flexlog-group-" + color);
     this.thread.setDaemon(true);
@@ -99,17 +92,13 @@ public final class GroupMember implements AutoCloseable {
 
   /** Joins (again) with this subscription; the member thread writes the JOIN. */
   public synchronized void join(List<String> subscribed) {
-    if (!wantJoin || !subscribed.equals(colors)) {
-      colors = List.copyOf(subscribed);
-      wantJoin = true;
-      joinSent = false;
-      signal.raise();
-    }
+    logic.join(subscribed, System.nanoTime());
+    signal.raise();
   }
 
   /** The application polled: it is alive for max.poll.interval.ms. */
-  public void notePoll() {
-    lastPollNs = System.nanoTime();
+  public synchronized void notePoll() {
+    logic.notePoll(System.nanoTime());
   }
 
   /** True while this member is in the group as the log says. */
@@ -121,13 +110,25 @@ public final class GroupMember implements AutoCloseable {
   public synchronized Assignment assignment() {
     throwIfFailed();
     if (state.member(memberId) == null) {
-      return new Assignment(-1, Set.of());
+      return new Assignment(-1, Map.of());
     }
-    return new Assignment(state.generation(), state.assignmentOf(memberId));
+    Map<ColorShard, Long> owned = new TreeMap<>();
+    state
+        .owners()
+        .forEach(
+            (cs, o) -> {
+              if (o.member().equals(memberId)) {
+                owned.put(cs, o.sinceGeneration());
+              }
+            });
+    return new Assignment(state.generation(), owned);
   }
 
-  /** The shards and their generation; {@code generation < 0}: not a member. */
-  public record Assignment(long generation, Set<ColorShard> shards) {}
+  /**
+   * The shards this member owns, each with the generation since which it owns it without
+   * interruption, and the group's generation; {@code generation < 0}: not a member.
+   */
+  public record Assignment(long generation, Map<ColorShard, Long> owned) {}
 
   /** The committed positions as far as applied. */
   public synchronized Map<ColorShard, Long> committed() {
@@ -149,7 +150,8 @@ public final class GroupMember implements AutoCloseable {
   public CompletableFuture<Void> commit(
       Map<ColorShard, Long> positions, long generation, boolean asMember) {
     return write(
-        new GroupRecord.Commit(asMember ? memberId : "", generation, Map.copyOf(positions)));
+        new GroupRecord.Commit(
+            memberId, asMember, generation, commitSeq.incrementAndGet(), Map.copyOf(positions)));
   }
 
   /** Resets positions (operators); rejected while the group has members. */
@@ -165,8 +167,7 @@ public final class GroupMember implements AutoCloseable {
   /** Leaves the group now (the application closes); the member thread keeps following the log. */
   public CompletableFuture<Void> leave() {
     synchronized (this) {
-      wantJoin = false;
-      joinSent = false;
+      logic.stopWanting();
     }
     return write(new GroupRecord.Leave(memberId));
   }
@@ -181,10 +182,12 @@ public final class GroupMember implements AutoCloseable {
                 return;
               }
               synchronized (this) {
-                if (state.lastAppliedSn() >= sn) {
-                  complete(done, outcomes.getOrDefault(sn, null));
+                if (state.lastAppliedSn() < sn) {
+                  waiting.put(sn, new Waiter(record, done));
+                } else if (outcomes.containsKey(sn)) {
+                  complete(done, outcomes.get(sn));
                 } else {
-                  waiting.put(sn, done);
+                  resolveSkipped(new Waiter(record, done));
                 }
               }
             });
@@ -232,7 +235,7 @@ public final class GroupMember implements AutoCloseable {
 
   private synchronized void fail(FlexLogException e) {
     failure = e;
-    waiting.values().forEach(f -> f.completeExceptionally(e));
+    waiting.values().forEach(w -> w.done.completeExceptionally(e));
     waiting.clear();
   }
 
@@ -251,161 +254,108 @@ public final class GroupMember implements AutoCloseable {
       LOG.warn("group log '{}': skipping SN {}: {}", color, record.sn(), e.getMessage());
       return;
     }
-    long basedOn = state.lastAppliedSn();
-    GroupState.Outcome outcome = state.apply(record.sn(), decoded);
+    GroupState.Outcome outcome = logic.apply(record.sn(), decoded, System.nanoTime());
     String rejection = outcome == GroupState.Outcome.REJECTED ? state.lastRejection() : null;
     outcomes.put(record.sn(), rejection);
     if (outcomes.size() > OUTCOMES_KEPT) {
       outcomes.remove(outcomes.keySet().iterator().next());
     }
-    CompletableFuture<Void> done = waiting.remove(record.sn());
-    if (done != null) {
-      complete(done, rejection);
+    Waiter waiter = waiting.remove(record.sn());
+    if (waiter != null) {
+      complete(waiter.done, rejection);
     }
-    noteSeen(decoded);
-    if (decoded instanceof GroupRecord.Checkpoint c
-        && record.sn() == checkpointSn
-        && c.basedOnSn() == basedOn) {
-      trimBefore(record.sn()); // our checkpoint is valid: what precedes it is no longer needed
+    // Our records below this SN that we never saw were trimmed before we read them.
+    while (!waiting.isEmpty() && waiting.firstKey() < record.sn()) {
+      resolveSkipped(waiting.pollFirstEntry().getValue());
     }
   }
 
-  private void noteSeen(GroupRecord record) {
-    long now = System.nanoTime();
-    if (record instanceof GroupRecord.Join j) {
-      seenNs.put(j.member(), now);
-      if (j.member().equals(memberId)) {
-        joinSeen = true;
+  /** A record of ours and what waits for its outcome. */
+  private record Waiter(GroupRecord record, CompletableFuture<Void> done) {}
+
+  /**
+   * The outcome of our record that a trim took before we read it, from the checkpoint state: a
+   * commit counts as accepted if every shard's last commit is ours and at least as recent.
+   */
+  private void resolveSkipped(Waiter w) {
+    if (w.record instanceof GroupRecord.Commit c) {
+      for (ColorShard cs : c.positions().keySet()) {
+        GroupState.CommitMark mark = state.lastCommits().get(cs);
+        if (mark == null || !mark.writer().equals(c.writer()) || mark.seq() < c.seq()) {
+          complete(
+              w.done,
+              cs
+                  + ": the commit is not in the group's state after a trim overtook this reader"
+                  + " (it was rejected, or another member committed the shard since)");
+          return;
+        }
       }
-    } else if (record instanceof GroupRecord.Heartbeat h) {
-      seenNs.put(h.member(), now);
     }
-  }
-
-  private void trimBefore(long sn) {
-    core.trim(color, sn - 1)
-        .whenComplete(
-            (r, e) -> {
-              if (e != null) {
-                LOG.debug("group log '{}': trim before SN {} failed: {}", color, sn, e.toString());
-              }
-            });
+    complete(w.done, null);
   }
 
   private synchronized void duties(long now) {
-    if (wantJoin && !joinSent) {
-      joinSent = true;
-      joinSeen = false;
-      lastBeatSentNs = now;
-      send(new GroupRecord.Join(memberId, sessionTimeoutMs, colors), () -> joinSent = false);
-    }
-    boolean member = state.member(memberId) != null;
-    if (wantJoin && joinSeen && !member) {
-      LOG.warn(
-          "group member {} of '{}' was removed from the group; joining again", memberId, color);
-      joinSent = false;
-      return;
-    }
-    if (member && now - lastBeatSentNs >= heartbeatNs) {
-      lastBeatSentNs = now;
-      send(new GroupRecord.Heartbeat(memberId), null);
-    }
-    if (member && wantJoin && now - lastPollNs > maxPollIntervalNs) {
-      LOG.warn(
-          "group member {} of '{}': no poll for more than max.poll.interval.ms; leaving the group",
-          memberId,
-          color);
-      wantJoin = false;
-      send(new GroupRecord.Leave(memberId), null);
-    }
-    expelSilentMembers(now);
-    if (memberId.equals(state.leader())) {
-      leaderDuties();
-    }
+    logic.duties(now);
   }
 
-  private void expelSilentMembers(long now) {
-    for (GroupState.Member m : state.members()) {
-      if (m.id().equals(memberId)) {
-        continue;
-      }
-      long seen = seenNs.computeIfAbsent(m.id(), id -> now);
-      if (now - seen > m.sessionTimeoutMs() * 1_000_000L
-          && !Long.valueOf(m.lastBeatSn()).equals(expelsSent.get(m.id()))) {
-        LOG.info(
-            "group '{}': no heartbeat of member {} for {} ms; removing it",
-            color,
-            m.id(),
-            (now - seen) / 1_000_000);
-        expelsSent.put(m.id(), m.lastBeatSn());
-        send(new GroupRecord.Expel(m.id(), m.lastBeatSn()), () -> expelsSent.remove(m.id()));
-      }
-    }
-  }
-
-  private void leaderDuties() {
-    long generation = state.generation();
-    if (state.needsAssignment() && assignSentFor != generation) {
-      assignSentFor = generation;
-      Map<ColorShard, String> owners =
-          StickyAssignor.assign(state.members(), shardsOfSubscribedColors(), state.owners());
-      LOG.info("group '{}': generation {}: assigning {}", color, generation, owners);
-      send(new GroupRecord.Assign(generation, owners), () -> assignSentFor = -1);
-    }
-    if (state.appliedSinceCheckpoint() >= CHECKPOINT_EVERY
-        && checkpointSentAt != state.lastAppliedSn()) {
-      checkpointSentAt = state.lastAppliedSn();
-      GroupRecord.Checkpoint checkpoint =
-          new GroupRecord.Checkpoint(state.lastAppliedSn(), state.snapshot());
-      append(checkpoint)
+  /** The member's records go to the group's color through the client. */
+  private final class LogWriter implements MemberLogic.Log {
+    @Override
+    public void append(GroupRecord record, Runnable onFailure) {
+      GroupMember.this
+          .append(record)
           .whenComplete(
               (sn, e) -> {
-                synchronized (this) {
-                  if (e == null) {
-                    checkpointSn = sn;
-                    if (state.lastAppliedSn() >= sn) {
-                      checkpointSn = -1; // applied before we knew its SN: the next one trims
+                if (e != null) {
+                  LOG.debug("group '{}': {} not written: {}", color, record, e.toString());
+                  if (onFailure != null) {
+                    synchronized (GroupMember.this) {
+                      onFailure.run();
                     }
                   }
                 }
               });
     }
-  }
 
-  private Map<String, List<Integer>> shardsOfSubscribedColors() {
-    Map<String, List<Integer>> shards = new HashMap<>();
-    for (GroupState.Member m : state.members()) {
-      for (String c : m.colors()) {
-        shards.computeIfAbsent(c, this::shardIds);
-      }
-    }
-    return shards;
-  }
-
-  private List<Integer> shardIds(String colorName) {
-    try {
-      int id = core.topology().color(colorName).orElseThrow().id();
-      return core.topology().shardsInSubtree(id).stream().map(s -> s.id()).sorted().toList();
-    } catch (RuntimeException e) {
-      LOG.warn("group '{}': color '{}' is unknown; no shards to assign", color, colorName);
-      return List.of();
-    }
-  }
-
-  /** Appends a record of the member thread; {@code onFailure} (under the lock) lets it retry. */
-  private void send(GroupRecord record, Runnable onFailure) {
-    append(record)
-        .whenComplete(
-            (sn, e) -> {
-              if (e != null) {
-                LOG.debug("group '{}': {} not written: {}", color, record, e.toString());
-                if (onFailure != null) {
-                  synchronized (this) {
-                    onFailure.run();
+    @Override
+    public void appendCheckpoint(GroupRecord.Checkpoint checkpoint, LongConsumer onSn) {
+      GroupMember.this
+          .append(checkpoint)
+          .whenComplete(
+              (sn, e) -> {
+                if (e == null) {
+                  synchronized (GroupMember.this) {
+                    onSn.accept(sn);
                   }
                 }
-              }
-            });
+              });
+    }
+
+    @Override
+    public void trimBefore(long sn) {
+      core.trim(color, sn - 1)
+          .whenComplete(
+              (r, e) -> {
+                if (e != null) {
+                  LOG.debug(
+                      "group log '{}': trim before SN {} failed: {}", color, sn, e.toString());
+                }
+              });
+    }
+
+    @Override
+    public List<Integer> shardIds(String colorName) {
+      Topology topology = core.topology();
+      return topology
+          .color(colorName)
+          .map(c -> topology.shardsInSubtree(c.id()).stream().map(Shard::id).sorted().toList())
+          .orElseGet(
+              () -> {
+                LOG.warn(
+                    "group '{}': color '{}' is unknown; no shards to assign", color, colorName);
+                return List.of();
+              });
+    }
   }
 
   @Override

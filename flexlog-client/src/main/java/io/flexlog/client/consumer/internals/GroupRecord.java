@@ -28,10 +28,13 @@ public sealed interface GroupRecord {
   record Assign(long generation, Map<ColorShard, String> owners) implements GroupRecord {}
 
   /**
-   * Positions (next SN to read) committed by {@code member} (empty: a consumer outside the group's
-   * membership, with assigned shards) as of {@code generation}.
+   * Positions (next SN to read) committed by {@code writer}, a group member ({@code asMember}) as
+   * of {@code generation}, or a consumer outside the membership with assigned shards. {@code seq}
+   * increases with every commit of the writer, so that a commit overtaken by the writer's next one
+   * (appends may land out of order) cannot move a position back.
    */
-  record Commit(String member, long generation, Map<ColorShard, Long> positions)
+  record Commit(
+      String writer, boolean asMember, long generation, long seq, Map<ColorShard, Long> positions)
       implements GroupRecord {}
 
   /** An operator's reset of positions (bin/flexlog groups reset-positions); needs no members. */

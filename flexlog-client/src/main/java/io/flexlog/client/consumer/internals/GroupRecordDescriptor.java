@@ -27,12 +27,13 @@ import java.util.Map;
  *  LEAVE      3: str member
  *  EXPEL      4: str member, i64 lastBeatSn
  *  ASSIGN     5: i64 generation, i32 n, n x (shard, str member)
- *  COMMIT     6: str member, i64 generation, i32 n, n x (shard, i64 nextSn)
+ *  COMMIT     6: str writer, u8 asMember, i64 generation, i64 seq, i32 n, n x (shard, i64 nextSn)
  *  RESET      7: i32 n, n x (shard, i64 nextSn)
  *  CHECKPOINT 8: i64 basedOnSn, i64 generation, i64 assignedGeneration,
  *                i32 n, n x (str member, i64 sessionTimeoutMs, i64 lastBeatSn, u16 m, m x str),
  *                i32 n, n x (shard, str member, i64 sinceGeneration),
- *                i32 n, n x (shard, i64 nextSn)
+ *                i32 n, n x (shard, i64 nextSn),
+ *                i32 n, n x (shard, str writer, i64 seq)        last accepted commit per shard
  *  SYNC       9: i64 nonce
  * </pre>
  *
@@ -72,7 +73,8 @@ public final class GroupRecordDescriptor {
       w.type(ASSIGN).i64(a.generation()).i32(a.owners().size());
       a.owners().forEach((cs, member) -> w.shard(cs).str(member));
     } else if (record instanceof GroupRecord.Commit c) {
-      w.type(COMMIT).str(c.member()).i64(c.generation()).positions(c.positions());
+      w.type(COMMIT).str(c.writer()).u8(c.asMember() ? 1 : 0).i64(c.generation()).i64(c.seq());
+      w.positions(c.positions());
     } else if (record instanceof GroupRecord.Reset r) {
       w.type(RESET).positions(r.positions());
     } else if (record instanceof GroupRecord.Checkpoint c) {
@@ -93,6 +95,8 @@ public final class GroupRecordDescriptor {
     w.i32(s.owners().size());
     s.owners().forEach((cs, o) -> w.shard(cs).str(o.member()).i64(o.sinceGeneration()));
     w.positions(s.committed());
+    w.i32(s.lastCommits().size());
+    s.lastCommits().forEach((cs, m) -> w.shard(cs).str(m.writer()).i64(m.seq()));
   }
 
   /**
@@ -115,7 +119,8 @@ public final class GroupRecordDescriptor {
         case LEAVE -> new GroupRecord.Leave(str(b));
         case EXPEL -> new GroupRecord.Expel(str(b), b.getLong());
         case ASSIGN -> assign(b);
-        case COMMIT -> new GroupRecord.Commit(str(b), b.getLong(), positions(b));
+        case COMMIT ->
+            new GroupRecord.Commit(str(b), b.get() != 0, b.getLong(), b.getLong(), positions(b));
         case RESET -> new GroupRecord.Reset(positions(b));
         case CHECKPOINT -> new GroupRecord.Checkpoint(b.getLong(), snapshot(b));
         case SYNC -> new GroupRecord.Sync(b.getLong());
@@ -149,7 +154,13 @@ public final class GroupRecordDescriptor {
     for (int i = 0; i < n; i++) {
       owners.put(shard(b), new GroupState.Owner(str(b), b.getLong()));
     }
-    return new GroupState.Snapshot(generation, assigned, members, owners, positions(b));
+    Map<ColorShard, Long> committed = positions(b);
+    n = count(b);
+    Map<ColorShard, GroupState.CommitMark> marks = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      marks.put(shard(b), new GroupState.CommitMark(str(b), b.getLong()));
+    }
+    return new GroupState.Snapshot(generation, assigned, members, owners, committed, marks);
   }
 
   private static Map<ColorShard, Long> positions(ByteBuffer b) {
@@ -221,6 +232,12 @@ public final class GroupRecordDescriptor {
       }
       room(2 + bytes.length);
       buf.putShort((short) bytes.length).put(bytes);
+      return this;
+    }
+
+    Writer u8(int v) {
+      room(1);
+      buf.put((byte) v);
       return this;
     }
 

@@ -41,13 +41,17 @@ public final class GroupState {
   /** Who owns a shard, and since which generation without interruption. */
   public record Owner(String member, long sinceGeneration) {}
 
+  /** Who last committed a shard's position, with which of its commit sequence numbers. */
+  public record CommitMark(String writer, long seq) {}
+
   /** The whole state, as a checkpoint carries it. */
   public record Snapshot(
       long generation,
       long assignedGeneration,
       List<Member> members,
       Map<ColorShard, Owner> owners,
-      Map<ColorShard, Long> committed) {}
+      Map<ColorShard, Long> committed,
+      Map<ColorShard, CommitMark> lastCommits) {}
 
   /** What applying a record did. */
   public enum Outcome {
@@ -61,6 +65,7 @@ public final class GroupState {
   private final LinkedHashMap<String, Member> members = new LinkedHashMap<>();
   private final Map<ColorShard, Owner> owners = new LinkedHashMap<>();
   private final Map<ColorShard, Long> committed = new LinkedHashMap<>();
+  private final Map<ColorShard, CommitMark> lastCommits = new LinkedHashMap<>();
   private long generation;
   private long assignedGeneration;
   private long lastAppliedSn;
@@ -104,6 +109,7 @@ public final class GroupState {
                 + "; positions can be reset only while it has none");
       }
       committed.putAll(r.positions());
+      r.positions().keySet().forEach(lastCommits::remove);
       return Outcome.APPLIED;
     } else if (record instanceof GroupRecord.Checkpoint c) {
       if (lastAppliedSn > c.basedOnSn()) {
@@ -158,11 +164,11 @@ public final class GroupState {
   }
 
   private Outcome commit(GroupRecord.Commit c) {
-    boolean outsider = c.member().isEmpty();
-    if (!outsider && !members.containsKey(c.member())) {
+    boolean outsider = !c.asMember();
+    if (!outsider && !members.containsKey(c.writer())) {
       return reject(
           "member "
-              + c.member()
+              + c.writer()
               + " is no longer in the group (it left, or missed its session"
               + " timeout or max.poll.interval.ms)");
     }
@@ -173,12 +179,12 @@ public final class GroupState {
       }
       if (!outsider
           && (owner == null
-              || !owner.member().equals(c.member())
+              || !owner.member().equals(c.writer())
               || c.generation() < owner.sinceGeneration())) {
         return reject(
             cs
                 + " is no longer assigned to member "
-                + c.member()
+                + c.writer()
                 + " (its generation "
                 + c.generation()
                 + ", group generation "
@@ -187,7 +193,15 @@ public final class GroupState {
                 + ")");
       }
     }
-    committed.putAll(c.positions());
+    c.positions()
+        .forEach(
+            (cs, sn) -> {
+              CommitMark last = lastCommits.get(cs);
+              if (last == null || !last.writer().equals(c.writer()) || c.seq() > last.seq()) {
+                committed.put(cs, sn);
+                lastCommits.put(cs, new CommitMark(c.writer(), c.seq()));
+              } // else overtaken by a later commit of the same writer: it stands
+            });
     return Outcome.APPLIED;
   }
 
@@ -205,6 +219,8 @@ public final class GroupState {
     owners.putAll(s.owners());
     committed.clear();
     committed.putAll(s.committed());
+    lastCommits.clear();
+    lastCommits.putAll(s.lastCommits());
   }
 
   public Snapshot snapshot() {
@@ -213,7 +229,8 @@ public final class GroupState {
         assignedGeneration,
         List.copyOf(members.values()),
         new LinkedHashMap<>(owners),
-        new LinkedHashMap<>(committed));
+        new LinkedHashMap<>(committed),
+        new LinkedHashMap<>(lastCommits));
   }
 
   /** Why the last COMMIT or RESET was rejected. */
@@ -266,6 +283,11 @@ public final class GroupState {
   /** Committed positions: the next SN to read per color shard. */
   public Map<ColorShard, Long> committed() {
     return committed;
+  }
+
+  /** Who last committed each shard's position, with which commit sequence number. */
+  public Map<ColorShard, CommitMark> lastCommits() {
+    return lastCommits;
   }
 
   public long lastAppliedSn() {

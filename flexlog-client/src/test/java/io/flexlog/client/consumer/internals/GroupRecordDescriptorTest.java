@@ -18,7 +18,8 @@ class GroupRecordDescriptorTest {
             3,
             List.of(new GroupState.Member("m-1", 3000, 77, List.of("a", "b"))),
             Map.of(ColorShard.of("a", 2), new GroupState.Owner("m-1", 3)),
-            Map.of(ColorShard.wholeColor("b"), 99L));
+            Map.of(ColorShard.wholeColor("b"), 99L),
+            Map.of(ColorShard.wholeColor("b"), new GroupState.CommitMark("m-1", 7)));
     List<GroupRecord> records =
         List.of(
             new GroupRecord.Join("m-1", 3000, List.of("a", "b")),
@@ -26,7 +27,7 @@ class GroupRecordDescriptorTest {
             new GroupRecord.Leave("m-1"),
             new GroupRecord.Expel("m-2", 12),
             new GroupRecord.Assign(4, Map.of(ColorShard.of("a", 2), "m-1")),
-            new GroupRecord.Commit("m-1", 4, Map.of(ColorShard.of("a", 2), 1L << 32)),
+            new GroupRecord.Commit("m-1", true, 4, 9, Map.of(ColorShard.of("a", 2), 1L << 32)),
             new GroupRecord.Reset(Map.of(ColorShard.wholeColor("b"), 0L)),
             new GroupRecord.Checkpoint(1234, snapshot),
             new GroupRecord.Sync(-5));
@@ -50,7 +51,7 @@ class GroupRecordDescriptorTest {
         .hasMessageContaining("bad magic");
     byte[] commit =
         GroupRecordDescriptor.encode(
-            new GroupRecord.Commit("m", 1, Map.of(ColorShard.of("a", 0), 5L)));
+            new GroupRecord.Commit("m", false, 1, 1, Map.of(ColorShard.of("a", 0), 5L)));
     assertThatThrownBy(() -> GroupRecordDescriptor.decode(Arrays.copyOf(commit, commit.length - 3)))
         .hasMessageContaining("truncated");
     byte[] wrongType = GroupRecordDescriptor.encode(new GroupRecord.Sync(1));

@@ -20,6 +20,13 @@ class GroupStateTest {
     return state.apply(sn++, GroupRecordDescriptor.decode(GroupRecordDescriptor.encode(record)));
   }
 
+  private long seq;
+
+  private GroupRecord.Commit commit(
+      String writer, boolean asMember, long generation, Map<ColorShard, Long> positions) {
+    return new GroupRecord.Commit(writer, asMember, generation, ++seq, positions);
+  }
+
   private void join(String member) {
     apply(new GroupRecord.Join(member, 10_000, List.of("orders")));
   }
@@ -53,14 +60,14 @@ class GroupStateTest {
   void shouldRejectACommitForAShardTheMemberLostToARebalance() {
     join("a");
     apply(new GroupRecord.Assign(1, Map.of(S1, "a", S2, "a")));
-    assertThat(apply(new GroupRecord.Commit("a", 1, Map.of(S1, 10L)))).isEqualTo(Outcome.APPLIED);
+    assertThat(apply(commit("a", true, 1, Map.of(S1, 10L)))).isEqualTo(Outcome.APPLIED);
     join("b");
     // Still the owner until the new assignment is in the log: accepted (cooperative).
-    assertThat(apply(new GroupRecord.Commit("a", 1, Map.of(S2, 20L)))).isEqualTo(Outcome.APPLIED);
+    assertThat(apply(commit("a", true, 1, Map.of(S2, 20L)))).isEqualTo(Outcome.APPLIED);
     apply(new GroupRecord.Assign(2, Map.of(S1, "a", S2, "b")));
-    assertThat(apply(new GroupRecord.Commit("a", 2, Map.of(S2, 30L)))).isEqualTo(Outcome.REJECTED);
+    assertThat(apply(commit("a", true, 2, Map.of(S2, 30L)))).isEqualTo(Outcome.REJECTED);
     assertThat(state.lastRejection()).contains("orders/2").contains("owned by b");
-    assertThat(apply(new GroupRecord.Commit("a", 2, Map.of(S1, 40L)))).isEqualTo(Outcome.APPLIED);
+    assertThat(apply(commit("a", true, 2, Map.of(S1, 40L)))).isEqualTo(Outcome.APPLIED);
     assertThat(state.committed()).containsEntry(S1, 40L).containsEntry(S2, 20L);
   }
 
@@ -73,19 +80,33 @@ class GroupStateTest {
     apply(new GroupRecord.Leave("b"));
     apply(new GroupRecord.Assign(3, Map.of(S1, "a")));
     // A commit 'a' made while it owned S1 in generation 1 arrives late: fenced.
-    assertThat(apply(new GroupRecord.Commit("a", 1, Map.of(S1, 5L)))).isEqualTo(Outcome.REJECTED);
-    assertThat(apply(new GroupRecord.Commit("a", 3, Map.of(S1, 6L)))).isEqualTo(Outcome.APPLIED);
+    assertThat(apply(commit("a", true, 1, Map.of(S1, 5L)))).isEqualTo(Outcome.REJECTED);
+    assertThat(apply(commit("a", true, 3, Map.of(S1, 6L)))).isEqualTo(Outcome.APPLIED);
   }
 
   @Test
   void shouldRejectCommitsOfARemovedMemberAndOfOutsidersForOwnedShards() {
     join("a");
     apply(new GroupRecord.Assign(1, Map.of(S1, "a")));
-    assertThat(apply(new GroupRecord.Commit("", -1, Map.of(S1, 1L)))).isEqualTo(Outcome.REJECTED);
-    assertThat(apply(new GroupRecord.Commit("", -1, Map.of(S2, 1L)))).isEqualTo(Outcome.APPLIED);
+    assertThat(apply(commit("", false, -1, Map.of(S1, 1L)))).isEqualTo(Outcome.REJECTED);
+    assertThat(apply(commit("", false, -1, Map.of(S2, 1L)))).isEqualTo(Outcome.APPLIED);
     apply(new GroupRecord.Leave("a"));
-    assertThat(apply(new GroupRecord.Commit("a", 1, Map.of(S1, 1L)))).isEqualTo(Outcome.REJECTED);
+    assertThat(apply(commit("a", true, 1, Map.of(S1, 1L)))).isEqualTo(Outcome.REJECTED);
     assertThat(state.lastRejection()).contains("no longer in the group");
+  }
+
+  @Test
+  void shouldKeepThePositionOfAWritersLaterCommitWhenAnEarlierOneLandsAfterIt() {
+    join("a");
+    apply(new GroupRecord.Assign(1, Map.of(S1, "a")));
+    GroupRecord.Commit first = commit("a", true, 1, Map.of(S1, 10L));
+    GroupRecord.Commit second = commit("a", true, 1, Map.of(S1, 20L));
+    assertThat(apply(second)).isEqualTo(Outcome.APPLIED);
+    assertThat(apply(first)).isEqualTo(Outcome.APPLIED);
+    assertThat(state.committed()).containsEntry(S1, 20L);
+    assertThat(apply(commit("a", true, 1, Map.of(S1, 5L))))
+        .isEqualTo(Outcome.APPLIED); // a seek back
+    assertThat(state.committed()).containsEntry(S1, 5L);
   }
 
   @Test
@@ -113,10 +134,10 @@ class GroupStateTest {
   void shouldRestoreFromACheckpointWhenOvertakenByTrimAndIgnoreAStaleOne() {
     join("a");
     apply(new GroupRecord.Assign(1, Map.of(S1, "a")));
-    apply(new GroupRecord.Commit("a", 1, Map.of(S1, 9L)));
+    apply(commit("a", true, 1, Map.of(S1, 9L)));
     long basedOn = state.lastAppliedSn();
     GroupState.Snapshot snapshot = state.snapshot();
-    apply(new GroupRecord.Commit("a", 1, Map.of(S1, 11L))); // lands between: checkpoint invalid
+    apply(commit("a", true, 1, Map.of(S1, 11L))); // lands between: checkpoint invalid
     assertThat(apply(new GroupRecord.Checkpoint(basedOn, snapshot))).isEqualTo(Outcome.IGNORED);
     assertThat(state.committed()).containsEntry(S1, 11L);
 
