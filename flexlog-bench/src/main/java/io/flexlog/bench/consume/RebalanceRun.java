@@ -29,6 +29,7 @@ final class RebalanceRun {
   private static final int MEMBERS = 4;
 
   private final String bootstrap;
+  private final String admin;
   private final String color;
   private final int recordBytes;
   private final int rate;
@@ -47,6 +48,7 @@ final class RebalanceRun {
       int sessionTimeoutMs,
       PrintWriter out) {
     this.bootstrap = bootstrap;
+    this.admin = admin;
     this.color = color;
     this.recordBytes = recordBytes;
     this.rate = rate;
@@ -114,6 +116,8 @@ final class RebalanceRun {
         Map.of(
             "bootstrap.servers",
             bootstrap,
+            "group.admin.address",
+            admin,
             "group.id",
             group,
             "auto.offset.reset",
@@ -138,7 +142,8 @@ final class RebalanceRun {
             bootstrap,
             color,
             group,
-            Integer.toString(sessionTimeoutMs))
+            Integer.toString(sessionTimeoutMs),
+            admin)
         .redirectErrorStream(true)
         .redirectOutput(Path.of(System.getProperty("java.io.tmpdir"), group + ".log").toFile())
         .start();

@@ -488,8 +488,9 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
       if (member != null) {
-        if (config.enableAutoCommit() && !fetcher.positions().isEmpty()) {
-          quietly(commit(fetcher.positions()), deadline);
+        Map<ColorShard, Long> positions = fetcher.positions();
+        if (config.enableAutoCommit() && !positions.isEmpty()) {
+          quietly(member.commit(positions, adoptedGeneration, !subscribed.isEmpty()), deadline);
         }
         if (!subscribed.isEmpty()) {
           quietly(member.leave(), deadline);

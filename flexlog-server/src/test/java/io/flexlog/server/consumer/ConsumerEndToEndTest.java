@@ -118,6 +118,21 @@ class ConsumerEndToEndTest {
   }
 
   @Test
+  void shouldCommitOnCloseWithAutoCommitAndResumeThere() {
+    List<Long> first = append(30, "r");
+    Map<String, Object> auto = c.settings("g5");
+    auto.put("enable.auto.commit", "true");
+    FlexLogConsumer<byte[], byte[]> a = c.consumer(auto);
+    a.subscribe(List.of(COLOR));
+    assertThat(new TreeSet<>(sns(pollCount(a, 30, PATIENCE)))).containsExactlyElementsOf(first);
+    a.close();
+    List<Long> later = append(10, "later");
+    FlexLogConsumer<byte[], byte[]> b = c.consumer(auto);
+    b.subscribe(List.of(COLOR));
+    assertThat(new TreeSet<>(sns(pollCount(b, 10, PATIENCE)))).containsExactlyElementsOf(later);
+  }
+
+  @Test
   void shouldRejectACommitForAShardLostToARebalance() {
     append(8, "r");
     FlexLogConsumer<byte[], byte[]> a = c.consumer(c.settings("g2"));
