@@ -5,8 +5,6 @@ import io.flexlog.client.consumer.internals.Fetcher;
 import io.flexlog.client.consumer.internals.GroupMember;
 import io.flexlog.client.consumer.internals.Signal;
 import io.flexlog.client.internals.ClientCore;
-import io.flexlog.core.error.FlexLogException;
-import io.flexlog.core.error.TrimmedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,10 +16,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -80,16 +74,16 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   private final Signal signal = new Signal();
   private final AtomicBoolean wakeup = new AtomicBoolean();
   private final Fetcher<K, V> fetcher;
+  private final StartPositions starts;
   private final GroupMember member;
   private final String clientId;
-  private final ConcurrentLinkedQueue<Runnable> callbacks = new ConcurrentLinkedQueue<>();
+  private final CommitCallbacks callbacks;
   private final Deserializer<K> keyDeserializer;
   private List<String> subscribed = List.of();
   private boolean manual;
   private ConsumerRebalanceListener listener = ConsumerRebalanceListener.NONE;
   private long adoptedGeneration = -1;
   private final Map<ColorShard, Long> adopted = new java.util.TreeMap<>();
-  private long nextAutoCommitNs;
   private boolean closed;
 
   /**
@@ -144,8 +138,9 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
       throw e;
     }
     this.member = created;
-    this.fetcher = new Fetcher<>(core, signal, values, new ResetPolicy());
-    this.nextAutoCommitNs = System.nanoTime() + config.autoCommitInterval().toNanos();
+    this.starts = new StartPositions(core, config, created, () -> manual);
+    this.fetcher = new Fetcher<>(core, signal, values, starts);
+    this.callbacks = new CommitCallbacks(config.autoCommitInterval());
   }
 
   // ------------------------------------------------------------------ what to read
@@ -247,7 +242,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     int count = 0;
     while (true) {
       checkWakeup();
-      runCallbacks();
+      callbacks.run();
       if (member != null) {
         member.notePoll();
         if (!subscribed.isEmpty()) {
@@ -342,7 +337,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
 
   /** Seeks past the last record of each color (its tail when this is called). */
   public void seekToEnd(Collection<ColorShard> shards) {
-    shards.forEach(cs -> seek(cs, endOf(cs)));
+    shards.forEach(cs -> seek(cs, starts.endOf(cs)));
   }
 
   /** The next SN a poll returns from {@code cs}, finding it first if unknown. */
@@ -350,7 +345,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     checkAssigned(cs);
     long position = fetcher.position(cs);
     if (position < 0) {
-      position = new ResetPolicy().initial(cs);
+      position = starts.initial(cs);
       fetcher.seek(cs, position);
     }
     return position;
@@ -431,14 +426,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   public void commitAsync(Map<ColorShard, Long> positions, CommitCallback callback) {
     checkOpen();
     Map<ColorShard, Long> copy = Map.copyOf(positions);
-    commit(copy)
-        .whenComplete(
-            (v, e) -> {
-              if (callback != null) {
-                Exception error = e == null ? null : unwrap(e);
-                callbacks.add(() -> callback.onComplete(copy, error));
-              }
-            });
+    callbacks.track(commit(copy), copy, callback);
   }
 
   private CompletableFuture<Void> commit(Map<ColorShard, Long> positions) {
@@ -453,19 +441,11 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   }
 
   private void maybeAutoCommit(long now) {
-    if (member != null && config.enableAutoCommit() && now - nextAutoCommitNs >= 0) {
-      nextAutoCommitNs = now + config.autoCommitInterval().toNanos();
+    if (member != null && config.enableAutoCommit() && callbacks.autoCommitDue(now)) {
       Map<ColorShard, Long> positions = fetcher.positions();
       if (!positions.isEmpty()) {
         commitAsync(positions, null);
       }
-    }
-  }
-
-  private void runCallbacks() {
-    Runnable r;
-    while ((r = callbacks.poll()) != null) {
-      r.run();
     }
   }
 
@@ -490,13 +470,14 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
       if (member != null) {
         Map<ColorShard, Long> positions = fetcher.positions();
         if (config.enableAutoCommit() && !positions.isEmpty()) {
-          quietly(member.commit(positions, adoptedGeneration, !subscribed.isEmpty()), deadline);
+          Futures.quietly(
+              member.commit(positions, adoptedGeneration, !subscribed.isEmpty()), deadline);
         }
         if (!subscribed.isEmpty()) {
-          quietly(member.leave(), deadline);
+          Futures.quietly(member.leave(), deadline);
         }
       }
-      runCallbacks();
+      callbacks.run();
     } finally {
       fetcher.closeAll();
       if (member != null) {
@@ -506,43 +487,12 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  private static void quietly(CompletableFuture<?> future, long deadlineNs) {
-    try {
-      future.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      // closing anyway: the commit may be rejected, the member is then removed by timeout
-    }
+  private void await(CompletableFuture<?> future, String what) {
+    Futures.await(future, config.client().deliveryTimeout(), what);
+    callbacks.run();
   }
 
   // ------------------------------------------------------------------ helpers
-
-  private void await(CompletableFuture<?> future, String what) {
-    try {
-      future.get(config.client().deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      runCallbacks();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new WakeupException("interrupted while " + what, e);
-    } catch (ExecutionException e) {
-      throw unwrap(e);
-    } catch (TimeoutException e) {
-      throw new io.flexlog.core.error.FlexLogTimeoutException(
-          "timed out after delivery.timeout.ms while " + what);
-    }
-  }
-
-  private static FlexLogException unwrap(Throwable e) {
-    Throwable cause =
-        e instanceof ExecutionException || e instanceof java.util.concurrent.CompletionException
-            ? e.getCause()
-            : e;
-    if (cause instanceof FlexLogException f) {
-      return f;
-    }
-    return new FlexLogException(String.valueOf(cause), cause);
-  }
 
   private GroupMember requireGroup(String what) {
     checkOpen();
@@ -562,68 +512,6 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   private void checkOpen() {
     if (closed) {
       throw new IllegalStateException("this consumer is closed");
-    }
-  }
-
-  /** The SN after the tail of the color: a no-op trim at SN 1 (never issued) reports the tail. */
-  private long endOf(ColorShard cs) {
-    try {
-      return core.trim(cs.color(), 1).get().tail() + 1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new WakeupException("interrupted while finding the end of " + cs, e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof io.flexlog.core.error.InvalidArgumentException) {
-        // Some replica of the color has no record of it yet: nothing to skip there.
-        return 0;
-      }
-      throw new NoPositionException(
-          "cannot find the end of " + cs + ": " + e.getCause(), e.getCause());
-    }
-  }
-
-  /** auto.offset.reset, after the committed position. */
-  private final class ResetPolicy implements Fetcher.Positions {
-    @Override
-    public long initial(ColorShard cs) {
-      if (member != null) {
-        if (manual) {
-          // Outside the membership nothing orders this read after the last commit: sync first.
-          FlexLogConsumer.this.await(member.sync(), "reading the committed position of " + cs);
-        }
-        Long committed = member.committed().get(cs);
-        if (committed != null) {
-          return committed;
-        }
-      }
-      return reset(cs, "has no committed position");
-    }
-
-    @Override
-    public long afterTrim(ColorShard cs, long trimmedPosition, TrimmedException cause) {
-      if (config.autoOffsetReset().equals("none")) {
-        throw new PositionOutOfRangeException(
-            "position "
-                + trimmedPosition
-                + " of "
-                + cs
-                + " is trimmed ("
-                + cause.getMessage()
-                + ") and auto.offset.reset is none",
-            cause);
-      }
-      return reset(cs, "is trimmed at " + trimmedPosition);
-    }
-
-    private long reset(ColorShard cs, String why) {
-      switch (config.autoOffsetReset()) {
-        case "earliest":
-          return 0;
-        case "latest":
-          return endOf(cs);
-        default:
-          throw new NoPositionException(cs + " " + why + " and auto.offset.reset is none");
-      }
     }
   }
 

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * the application asks, HEARTBEAT every heartbeat interval, EXPEL for a member whose heartbeats
  * stopped for its session timeout, LEAVE when the application stopped polling for
  * max.poll.interval, and, as the leader, ASSIGN after every membership change and a CHECKPOINT
- * (then a trim) every {@link #CHECKPOINT_EVERY} records.
+ * (then a trim) every {@link MemberLogic#CHECKPOINT_EVERY} records.
  *
  * <p>Commits are records too: {@link #commit} appends one and completes once this member has
  * applied it, with the outcome every member computes alike (accepted, or rejected by generation
