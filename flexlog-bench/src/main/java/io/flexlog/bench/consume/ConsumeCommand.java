@@ -86,6 +86,10 @@ public final class ConsumeCommand implements Callable<Integer> {
           spec.commandLine(),
           "--shards, --records, --rate and --duration must be >= 1, --record-bytes >= 16");
     }
+    if (!reader.equals("consumer") && !reader.equals("stream")) {
+      throw new ParameterException(
+          spec.commandLine(), "--reader must be consumer or stream, got " + reader);
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (existingColor != null) {
       if (mode != Mode.catchup) {

@@ -24,7 +24,8 @@ class BenchCliExtensionTest {
     CommandLine bench = new CommandLine(new BenchCliExtension().command());
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
-    assertThat(bench.getSubcommands()).containsOnlyKeys("append", "storage", "ordering", "e2e");
+    assertThat(bench.getSubcommands())
+        .containsOnlyKeys("append", "storage", "ordering", "e2e", "consume");
     Object append = bench.getSubcommands().get("append").getCommand();
     Object storage = bench.getSubcommands().get("storage").getCommand();
     Object ordering = bench.getSubcommands().get("ordering").getCommand();
@@ -33,6 +34,8 @@ class BenchCliExtensionTest {
     assertThat(ordering).isInstanceOf(OrderingCommand.class);
     Object e2e = bench.getSubcommands().get("e2e").getCommand();
     assertThat(e2e).isInstanceOf(E2eCommand.class);
+    Object consume = bench.getSubcommands().get("consume").getCommand();
+    assertThat(consume).isInstanceOf(io.flexlog.bench.consume.ConsumeCommand.class);
   }
 
   @Test
