@@ -202,6 +202,21 @@ public final class FlexLog implements AutoCloseable {
   }
 
   /**
+   * Subscribes to the records of a color stored on one shard of its subtree ({@code
+   * topology().shardsInSubtree}), to be read with {@link RecordStream#poll}: that shard's records
+   * of the color with an SN {@code >= fromSn}, in SN order, then live. Records with the same append
+   * key share a shard, so this is the per-key order without waiting for the other shards; the
+   * streams of several shards together are not in the color's total order. Resumption, failover and
+   * errors as in {@link #subscribe(String, long)}.
+   *
+   * @throws io.flexlog.core.error.InvalidArgumentException if the shard is not in the color's
+   *     subtree or {@code fromSn < 0}
+   */
+  public RecordStream subscribeShard(String color, int shardId, long fromSn) {
+    return core.subscribeShard(color, shardId, fromSn);
+  }
+
+  /**
    * Trims a color (docs/architecture.md#trim): every record of the color at or below {@code sn} is
    * dropped on every replica of every shard in the color's subtree, and later reads of those SNs
    * throw {@code TrimmedException}. Returns once every replica recorded the trim point durably.

@@ -32,4 +32,22 @@ public interface RecordStream extends Subscription, Iterable<LogRecord> {
    * @throws IllegalStateException if the stream was closed before the call
    */
   LogRecord poll(Duration timeout);
+
+  /**
+   * Hands up to {@code max} records that are available now to {@code sink}, in order, without
+   * waiting: for a reader that takes records in batches.
+   *
+   * @return how many were handed over
+   * @throws io.flexlog.core.error.FlexLogException as {@link #poll}, once no record precedes the
+   *     failure
+   */
+  default int drainTo(java.util.function.Consumer<LogRecord> sink, int max) {
+    int n = 0;
+    LogRecord record;
+    while (n < max && (record = poll(Duration.ZERO)) != null) {
+      sink.accept(record);
+      n++;
+    }
+    return n;
+  }
 }

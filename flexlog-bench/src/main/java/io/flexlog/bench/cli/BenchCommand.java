@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       StorageCommand.class,
       OrderingCommand.class,
       E2eCommand.class,
-      ProduceCommand.class
+      ProduceCommand.class,
+      io.flexlog.bench.consume.ConsumeCommand.class
     })
 public final class BenchCommand {}

@@ -25,7 +25,7 @@ class BenchCliExtensionTest {
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
     assertThat(bench.getSubcommands())
-        .containsOnlyKeys("append", "storage", "ordering", "e2e", "produce");
+        .containsOnlyKeys("append", "storage", "ordering", "e2e", "produce", "consume");
     Object append = bench.getSubcommands().get("append").getCommand();
     Object storage = bench.getSubcommands().get("storage").getCommand();
     Object ordering = bench.getSubcommands().get("ordering").getCommand();
@@ -34,6 +34,8 @@ class BenchCliExtensionTest {
     assertThat(ordering).isInstanceOf(OrderingCommand.class);
     Object e2e = bench.getSubcommands().get("e2e").getCommand();
     assertThat(e2e).isInstanceOf(E2eCommand.class);
+    Object consume = bench.getSubcommands().get("consume").getCommand();
+    assertThat(consume).isInstanceOf(io.flexlog.bench.consume.ConsumeCommand.class);
   }
 
   @Test

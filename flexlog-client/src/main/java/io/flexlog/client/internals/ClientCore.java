@@ -216,6 +216,31 @@ public final class ClientCore implements AutoCloseable {
     return subscriptions.open(colorName, fromSn);
   }
 
+  /**
+   * Opens a subscription to one shard of a color's subtree (see {@link Subscriptions#openShard}).
+   */
+  public RecordStream subscribeShard(String colorName, int shardId, long fromSn) {
+    return subscribe(colorName, shardId, fromSn, null);
+  }
+
+  /**
+   * Opens a subscription read by the application, to the whole color ({@code shardId < 0}) or to
+   * one shard of its subtree, and tells {@code onAvailable} (if not null; run on the event loop, it
+   * must not block) whenever it has records to take or failed: for a reader that waits on many
+   * subscriptions at once.
+   */
+  public RecordStream subscribe(String colorName, int shardId, long fromSn, Runnable onAvailable) {
+    checkOpen();
+    ClientSubscription subscription =
+        shardId < 0
+            ? subscriptions.open(colorName, fromSn)
+            : subscriptions.openShard(colorName, shardId, fromSn);
+    if (onAvailable != null) {
+      subscription.onAvailable(onAvailable);
+    }
+    return subscription;
+  }
+
   /** Opens a subscription that calls {@code handler} on its own thread. */
   public Subscription subscribe(String colorName, long fromSn, RecordHandler handler) {
     if (handler == null) {

@@ -62,6 +62,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private final long openTimeoutNs;
   private final long livenessTimeoutNs;
   private final int firstReplica;
+  private final boolean followSubtree;
   private final SubscriptionContext ctx;
   private final Executor loop;
   private final Runnable grantTask = this::onConsumed;
@@ -110,6 +111,37 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       int firstReplica,
       SubscriptionContext ctx,
       Executor loop) {
+    this(
+        color,
+        shards,
+        topologyVersion,
+        fromSn,
+        windowBytes,
+        openTimeoutNs,
+        livenessTimeoutNs,
+        firstReplica,
+        true,
+        ctx,
+        loop);
+  }
+
+  /**
+   * @param followSubtree open streams on shards that join the color's subtree (a whole-color
+   *     subscription); false keeps exactly {@code shards} (a one-shard subscription)
+   */
+  ClientSubscription(
+      Color color,
+      List<Shard> shards,
+      long topologyVersion,
+      long fromSn,
+      long windowBytes,
+      long openTimeoutNs,
+      long livenessTimeoutNs,
+      int firstReplica,
+      boolean followSubtree,
+      SubscriptionContext ctx,
+      Executor loop) {
+    this.followSubtree = followSubtree;
     this.colorName = color.name();
     this.colorId = color.id();
     this.fromSn = fromSn;
@@ -226,6 +258,9 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   @Override
   public void joinShards(Topology topology, long startSn) {
     topologyVersion = Math.max(topologyVersion, topology.version());
+    if (!followSubtree) {
+      return; // a one-shard subscription: the joined shards belong to other readers
+    }
     if (merger.lastReleased() >= startSn) {
       LOG.warn(
           "subscription to '{}': released SN {} before the join mark {} reached it; records of"
@@ -460,6 +495,11 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     return queue.take(timeoutNs);
   }
 
+  /** See {@link SubscriptionQueue#onAvailable}. */
+  void onAvailable(Runnable listener) {
+    queue.onAvailable(listener);
+  }
+
   // ------------------------------------------------------------------ RecordStream
 
   @Override
@@ -480,6 +520,14 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   @Override
   public LogRecord poll(Duration timeout) {
     return queue.poll(timeout, colorName);
+  }
+
+  @Override
+  public int drainTo(java.util.function.Consumer<LogRecord> sink, int max) {
+    if (queue.isClosed()) {
+      throw new IllegalStateException("the subscription to '" + colorName + "' is closed");
+    }
+    return queue.drainTo(sink, max);
   }
 
   @Override

@@ -40,6 +40,9 @@ final class SubscriptionQueue {
   private boolean creditLow;
   private volatile long lastSn;
 
+  /** Told when the queue turns non-empty or fails (a reader waiting on several streams). */
+  private volatile Runnable onAvailable;
+
   SubscriptionQueue(int shards, long fromSn, long windowBytes, Executor loop, Runnable grantTask) {
     this.consumed = new long[shards];
     this.lastSn = Math.max(0, fromSn - 1);
@@ -58,10 +61,30 @@ final class SubscriptionQueue {
     }
   }
 
-  /** Appends a record released from {@code shard}'s stream and wakes a waiting reader. */
-  void offer(LogRecord record, int shard) {
+  /**
+   * Registers what to run (on the client's event loop, so it must not block) whenever the queue
+   * turns non-empty or fails, for a reader that waits on several subscriptions at once.
+   */
+  void onAvailable(Runnable listener) {
+    onAvailable = listener;
+    boolean ready;
     lock.lock();
     try {
+      ready = size > 0 || failure != null;
+    } finally {
+      lock.unlock();
+    }
+    if (ready) {
+      listener.run();
+    }
+  }
+
+  /** Appends a record released from {@code shard}'s stream and wakes a waiting reader. */
+  void offer(LogRecord record, int shard) {
+    boolean first;
+    lock.lock();
+    try {
+      first = size == 0;
       if (size == queue.length) {
         grow();
       }
@@ -72,6 +95,10 @@ final class SubscriptionQueue {
       available.signal();
     } finally {
       lock.unlock();
+    }
+    Runnable listener = onAvailable;
+    if (first && listener != null) {
+      listener.run();
     }
   }
 
@@ -137,6 +164,30 @@ final class SubscriptionQueue {
     return record;
   }
 
+  /**
+   * Takes up to {@code max} queued records under one lock, without waiting.
+   *
+   * @throws FlexLogException the subscription's failure, if nothing was queued before it
+   */
+  int drainTo(java.util.function.Consumer<LogRecord> sink, int max) {
+    lock.lock();
+    try {
+      if (closed) {
+        return 0;
+      }
+      if (size == 0 && failure != null) {
+        throw failure;
+      }
+      int n = Math.min(max, size);
+      for (int i = 0; i < n; i++) {
+        sink.accept(next());
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Moves what the application consumed since last time out of {@code held}, per shard. */
   void absorbConsumed(long[] held) {
     lock.lock();
@@ -191,6 +242,10 @@ final class SubscriptionQueue {
       available.signalAll();
     } finally {
       lock.unlock();
+    }
+    Runnable listener = onAvailable;
+    if (listener != null) {
+      listener.run();
     }
   }
 

@@ -117,6 +117,51 @@ final class Subscriptions implements SubscriptionContext {
             random.nextInt(1 << 16),
             this,
             loop);
+    start(subscription);
+    return subscription;
+  }
+
+  /**
+   * Opens a subscription to the records of a color stored on one shard of its subtree, in SN order
+   * (docs/architecture.md#subscribe): the merge of a single stream, which never grows.
+   */
+  ClientSubscription openShard(String colorName, int shardId, long fromSn) {
+    if (fromSn < 0) {
+      throw new InvalidArgumentException(
+          "a subscription starts at an SN >= 0 (0: from the beginning), got " + fromSn);
+    }
+    Color color = metadata.color(colorName);
+    Topology topology = metadata.topology();
+    Shard shard =
+        topology.shardsInSubtree(color.id()).stream()
+            .filter(s -> s.id() == shardId)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new InvalidArgumentException(
+                        "shard "
+                            + shardId
+                            + " is not in the subtree of color '"
+                            + colorName
+                            + "'"));
+    ClientSubscription subscription =
+        new ClientSubscription(
+            color,
+            List.of(shard),
+            topology.version(),
+            fromSn,
+            windowBytes,
+            openTimeoutNs,
+            livenessTimeoutNs,
+            random.nextInt(1 << 16),
+            false,
+            this,
+            loop);
+    start(subscription);
+    return subscription;
+  }
+
+  private void start(ClientSubscription subscription) {
     loop.execute(
         () -> {
           if (closed) {
@@ -126,7 +171,6 @@ final class Subscriptions implements SubscriptionContext {
           subscriptions.add(subscription);
           subscription.start();
         });
-    return subscription;
   }
 
   /** SUBSCRIBE_RECORDS, SUBSCRIBE_PROGRESS or TOPOLOGY_MARK for a stream. */

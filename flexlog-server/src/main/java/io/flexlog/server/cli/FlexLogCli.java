@@ -22,11 +22,12 @@ import picocli.CommandLine.Command;
       ReadCommand.class,
       TailCommand.class,
       TrimCommand.class,
-      ColorsCommand.class
+      ColorsCommand.class,
+      GroupsCommand.class
     })
 public final class FlexLogCli {
   private static final java.util.Set<String> CLIENT_COMMANDS =
-      java.util.Set.of("append", "read", "tail", "trim", "colors", "bench");
+      java.util.Set.of("append", "read", "tail", "trim", "colors", "groups", "bench");
 
   public static void main(String[] args) {
     if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {

@@ -32,6 +32,7 @@ public final class ConfigurationDoc {
     StringBuilder out = new StringBuilder();
     out.append("# Configuration\n\n")
         .append("<!-- Generated from the config registries (ClientConfigDef, ProducerConfig,\n")
+        .append("     ConsumerConfigDef,\n")
         .append("     ClusterFileDef) by\n")
         .append(
             "     io.flexlog.server.config.ConfigurationDoc; do not edit by hand. Regenerate:\n")
@@ -68,6 +69,14 @@ public final class ConfigurationDoc {
             + " names and meanings where they match; `acks` and `enable.idempotence` accept only"
             + " what FlexLog does (every replica acknowledges; every record is deduplicated).",
         ProducerConfig.DEF);
+    section(
+        out,
+        "Consumer properties",
+        "Read by `FlexLogConsumer` (`ConsumerConfig.fromProperties`/`fromMap`) besides the client"
+            + " properties above, which configure the consumer's connection (its"
+            + " `subscribe.window.bytes` defaults to `fetch.max.bytes`). Any other key is an error"
+            + " naming it.",
+        io.flexlog.client.consumer.ConsumerConfigDef.DEF);
     section(
         out,
         "Cluster file: `cluster:`",

@@ -1,0 +1,121 @@
+package io.flexlog.bench.consume;
+
+import io.flexlog.admin.v1.AddColorRequest;
+import io.flexlog.server.control.AdminClient;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code flexlog bench consume}: against a running cluster (for example {@code flexlog dev
+ * --pm-bytes 2GiB}), in a fresh color created through the admin service.
+ */
+@Command(
+    name = "consume",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "FlexLogConsumer benchmarks in a fresh color: catch-up (load N records, then read them from"
+          + " SN 0 and report records/s), latency (produce at a rate, report produce->poll"
+          + " percentiles), rebalance (4 group members, one killed with SIGKILL: time until its"
+          + " shards are read again).",
+      "Exit codes: 0 done, 1 the run failed, 2 bad arguments."
+    })
+public final class ConsumeCommand implements Callable<Integer> {
+  enum Mode {
+    catchup,
+    latency,
+    rebalance
+  }
+
+  @Spec private CommandSpec spec;
+
+  @Option(names = "--mode", required = true, description = "catchup, latency or rebalance.")
+  Mode mode;
+
+  @Option(names = "--bootstrap", defaultValue = "127.0.0.1:7070", description = "Any node.")
+  String bootstrap;
+
+  @Option(names = "--admin", defaultValue = "127.0.0.1:7090", description = "The admin service.")
+  String admin;
+
+  @Option(
+      names = "--existing-color",
+      description = "catchup: read this color, already holding --records records (no load).")
+  String existingColor;
+
+  @Option(names = "--shards", defaultValue = "1", description = "Shards of the fresh color.")
+  int shards;
+
+  @Option(names = "--records", defaultValue = "1500000", description = "catchup: records loaded.")
+  int records;
+
+  @Option(names = "--record-bytes", defaultValue = "1024", description = "Payload bytes.")
+  int recordBytes;
+
+  @Option(
+      names = "--reader",
+      defaultValue = "consumer",
+      description = "catchup: consumer (FlexLogConsumer) or stream (FlexLog.subscribe).")
+  String reader;
+
+  @Option(names = "--rate", defaultValue = "1000", description = "latency, rebalance: appends/s.")
+  int rate;
+
+  @Option(
+      names = "--duration",
+      defaultValue = "20",
+      description = "latency: seconds measured (after 5 s warm-up).")
+  int durationSeconds;
+
+  @Option(
+      names = "--session-timeout-ms",
+      defaultValue = "3000",
+      description = "rebalance: the members' session.timeout.ms.")
+  int sessionTimeoutMs;
+
+  @Override
+  public Integer call() throws Exception {
+    if (shards < 1 || records < 1 || recordBytes < 16 || rate < 1 || durationSeconds < 1) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--shards, --records, --rate and --duration must be >= 1, --record-bytes >= 16");
+    }
+    if (!reader.equals("consumer") && !reader.equals("stream")) {
+      throw new ParameterException(
+          spec.commandLine(), "--reader must be consumer or stream, got " + reader);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (existingColor != null) {
+      if (mode != Mode.catchup) {
+        throw new ParameterException(spec.commandLine(), "--existing-color needs --mode catchup");
+      }
+      return new CatchUpRun(bootstrap, existingColor, records, recordBytes, reader, false, out)
+          .run();
+    }
+    String color = mode + "-" + System.currentTimeMillis();
+    try (AdminClient a = AdminClient.connect(admin, Duration.ofSeconds(30))) {
+      a.addColor(
+          AddColorRequest.newBuilder()
+              .setName(color)
+              .setParent("global")
+              .setShards(shards)
+              .build());
+    }
+    out.printf("color %s, %d shard(s), %d-byte records%n", color, shards, recordBytes);
+    out.flush();
+    return switch (mode) {
+      case catchup ->
+          new CatchUpRun(bootstrap, color, records, recordBytes, reader, true, out).run();
+      case latency ->
+          new LatencyRun(bootstrap, color, recordBytes, rate, durationSeconds, out).run();
+      case rebalance ->
+          new RebalanceRun(bootstrap, admin, color, recordBytes, rate, sessionTimeoutMs, out).run();
+    };
+  }
+}

@@ -1,0 +1,199 @@
+package io.flexlog.client.consumer.internals;
+
+import io.flexlog.client.consumer.ColorShard;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one member decides from the group log and the time (docs/architecture.md#consumer-groups),
+ * without threads, locks or a clock of its own, so that the simulation drives the same decisions as
+ * a running consumer: applies records to its {@link GroupState}, and on each {@link #duties} call
+ * writes JOIN, HEARTBEAT, LEAVE (max.poll.interval), EXPEL (session timeouts) and, as the leader,
+ * ASSIGN and CHECKPOINT through its {@link Log}.
+ *
+ * <p>Not thread-safe: {@link GroupMember} calls it under its lock.
+ */
+public final class MemberLogic {
+  private static final Logger LOG = LoggerFactory.getLogger(MemberLogic.class);
+
+  /** Records between two checkpoints of the group log. */
+  public static final int CHECKPOINT_EVERY = 1000;
+
+  /** Where the member's records go. */
+  public interface Log {
+    /** Appends a record; {@code onFailure} runs (under the caller's lock) if it was not written. */
+    void append(GroupRecord record, Runnable onFailure);
+
+    /** Appends a checkpoint; {@code onSn} gets its SN once written. */
+    void appendCheckpoint(GroupRecord.Checkpoint checkpoint, java.util.function.LongConsumer onSn);
+
+    /** Drops the group log's records below {@code sn}. */
+    void trimBefore(long sn);
+
+    /** The shard ids of a color's subtree, sorted; empty if the color is unknown. */
+    List<Integer> shardIds(String color);
+  }
+
+  private final String memberId;
+  private final long sessionTimeoutMs;
+  private final long heartbeatNs;
+  private final long maxPollIntervalNs;
+  private final Log log;
+  private final GroupState state = new GroupState();
+  private final Map<String, Long> seenNs = new HashMap<>();
+  private final Map<String, Long> expelsSent = new HashMap<>();
+  private List<String> colors = List.of();
+  private boolean wantJoin;
+  private boolean joinSent;
+  private boolean joinSeen;
+
+  /** The member left because the application stopped polling: its next poll joins again. */
+  private boolean leftForPollTimeout;
+
+  private long lastBeatSentNs;
+  private long lastPollNs;
+  private long assignSentFor = -1;
+  private long checkpointSentAt = -1;
+  private long checkpointSn = -1;
+  private long lastValidCheckpointSn;
+
+  public MemberLogic(
+      String memberId, long sessionTimeoutMs, long heartbeatNs, long maxPollIntervalNs, Log log) {
+    this.memberId = memberId;
+    this.sessionTimeoutMs = sessionTimeoutMs;
+    this.heartbeatNs = heartbeatNs;
+    this.maxPollIntervalNs = maxPollIntervalNs;
+    this.log = log;
+  }
+
+  public String memberId() {
+    return memberId;
+  }
+
+  public GroupState state() {
+    return state;
+  }
+
+  /** The application wants to be a member for these colors (again). */
+  public void join(List<String> subscribed, long nowNs) {
+    lastPollNs = nowNs;
+    if (!wantJoin || !subscribed.equals(colors)) {
+      colors = List.copyOf(subscribed);
+      wantJoin = true;
+      joinSent = false;
+    }
+  }
+
+  /** The application no longer wants to be a member (it writes LEAVE itself). */
+  public void stopWanting() {
+    wantJoin = false;
+    joinSent = false;
+    leftForPollTimeout = false;
+  }
+
+  public void notePoll(long nowNs) {
+    lastPollNs = nowNs;
+    if (leftForPollTimeout) {
+      leftForPollTimeout = false;
+      wantJoin = true;
+      joinSent = false;
+    }
+  }
+
+  /** Applies the log's record at {@code sn}. */
+  public GroupState.Outcome apply(long sn, GroupRecord record, long nowNs) {
+    long basedOn = state.lastAppliedSn();
+    GroupState.Outcome outcome = state.apply(sn, record);
+    if (record instanceof GroupRecord.Join j) {
+      seenNs.put(j.member(), nowNs);
+      joinSeen |= j.member().equals(memberId);
+    } else if (record instanceof GroupRecord.Heartbeat h) {
+      seenNs.put(h.member(), nowNs);
+    } else if (record instanceof GroupRecord.Checkpoint c && c.basedOnSn() == basedOn) {
+      // A valid checkpoint. After our own, the log before the previous one is no longer needed;
+      // keeping one interval lets readers that are a little behind read on without a restore.
+      if (sn == checkpointSn && lastValidCheckpointSn > 0) {
+        log.trimBefore(lastValidCheckpointSn);
+      }
+      lastValidCheckpointSn = sn;
+    }
+    return outcome;
+  }
+
+  /** Writes what is due at {@code nowNs}. */
+  public void duties(long nowNs) {
+    if (wantJoin && !joinSent) {
+      joinSent = true;
+      joinSeen = false;
+      lastBeatSentNs = nowNs;
+      log.append(new GroupRecord.Join(memberId, sessionTimeoutMs, colors), () -> joinSent = false);
+    }
+    boolean member = state.member(memberId) != null;
+    if (wantJoin && joinSeen && !member) {
+      LOG.warn("group member {} was removed from the group; joining again", memberId);
+      joinSent = false;
+      return;
+    }
+    if (member && nowNs - lastBeatSentNs >= heartbeatNs) {
+      lastBeatSentNs = nowNs;
+      log.append(new GroupRecord.Heartbeat(memberId), null);
+    }
+    if (member && wantJoin && nowNs - lastPollNs > maxPollIntervalNs) {
+      LOG.warn(
+          "group member {}: no poll for more than max.poll.interval.ms; leaving the group",
+          memberId);
+      wantJoin = false;
+      leftForPollTimeout = true;
+      log.append(new GroupRecord.Leave(memberId), null);
+    }
+    expelSilentMembers(nowNs);
+    if (memberId.equals(state.leader())) {
+      leaderDuties();
+    }
+  }
+
+  private void expelSilentMembers(long nowNs) {
+    for (GroupState.Member m : state.members()) {
+      if (m.id().equals(memberId)) {
+        continue;
+      }
+      long seen = seenNs.computeIfAbsent(m.id(), id -> nowNs);
+      if (nowNs - seen > m.sessionTimeoutMs() * 1_000_000L
+          && !Long.valueOf(m.lastBeatSn()).equals(expelsSent.get(m.id()))) {
+        LOG.info(
+            "no heartbeat of group member {} for {} ms; removing it",
+            m.id(),
+            (nowNs - seen) / 1_000_000);
+        expelsSent.put(m.id(), m.lastBeatSn());
+        log.append(new GroupRecord.Expel(m.id(), m.lastBeatSn()), () -> expelsSent.remove(m.id()));
+      }
+    }
+  }
+
+  private void leaderDuties() {
+    long generation = state.generation();
+    if (state.needsAssignment() && assignSentFor != generation) {
+      assignSentFor = generation;
+      Map<String, List<Integer>> shards = new HashMap<>();
+      for (GroupState.Member m : state.members()) {
+        for (String c : m.colors()) {
+          shards.computeIfAbsent(c, log::shardIds);
+        }
+      }
+      Map<ColorShard, String> owners =
+          StickyAssignor.assign(state.members(), shards, state.owners());
+      LOG.info("group generation {}: assigning {}", generation, owners);
+      log.append(new GroupRecord.Assign(generation, owners), () -> assignSentFor = -1);
+    }
+    if (state.appliedSinceCheckpoint() >= CHECKPOINT_EVERY
+        && checkpointSentAt != state.lastAppliedSn()) {
+      checkpointSentAt = state.lastAppliedSn();
+      log.appendCheckpoint(
+          new GroupRecord.Checkpoint(state.lastAppliedSn(), state.snapshot()),
+          sn -> checkpointSn = state.lastAppliedSn() >= sn ? -1 : sn);
+    }
+  }
+}

@@ -1,0 +1,276 @@
+package io.flexlog.server.consumer;
+
+import static io.flexlog.server.consumer.ConsumerCluster.pollCount;
+import static io.flexlog.server.consumer.ConsumerCluster.pollUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flexlog.client.consumer.ColorShard;
+import io.flexlog.client.consumer.CommitFailedException;
+import io.flexlog.client.consumer.ConsumerConfig;
+import io.flexlog.client.consumer.ConsumerRecord;
+import io.flexlog.client.consumer.FlexLogConsumer;
+import io.flexlog.client.consumer.PositionOutOfRangeException;
+import io.flexlog.client.consumer.RecordDeserializationException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * FlexLogConsumer end to end on the embedded cluster: color {@code orders} with 4 shards, committed
+ * positions in the group's own color, groups of in-process consumers.
+ */
+class ConsumerEndToEndTest {
+  private static final String COLOR = "orders";
+  private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+  @TempDir Path data;
+  private ConsumerCluster c;
+
+  @BeforeEach
+  void start() throws Exception {
+    c = new ConsumerCluster(data, COLOR, 4);
+  }
+
+  @AfterEach
+  void stop() {
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  private List<Long> append(int count, String prefix) {
+    List<Long> sns = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      sns.add(c.log.append(COLOR, (prefix + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    return sns;
+  }
+
+  private static List<Long> sns(List<? extends ConsumerRecord<?, ?>> records) {
+    return records.stream().map(ConsumerRecord::sn).toList();
+  }
+
+  @Test
+  void shouldReadAWholeColorInItsTotalOrder() {
+    List<Long> appended = append(40, "r");
+    FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings(null));
+    consumer.assign(List.of(ColorShard.wholeColor(COLOR)));
+    List<ConsumerRecord<byte[], byte[]>> got = pollCount(consumer, 40, PATIENCE);
+    assertThat(sns(got)).isEqualTo(appended);
+    assertThat(got.get(0).shard()).isEqualTo(ColorShard.WHOLE_COLOR);
+    assertThat(consumer.position(ColorShard.wholeColor(COLOR))).isEqualTo(appended.get(39) + 1);
+  }
+
+  @Test
+  void shouldSplitShardsAmongMembersAndResumeAfterTheCommittedPositions() {
+    List<Long> appended = append(80, "r");
+    FlexLogConsumer<byte[], byte[]> a = c.consumer(c.settings("g1"));
+    FlexLogConsumer<byte[], byte[]> b = c.consumer(c.settings("g1"));
+    a.subscribe(List.of(COLOR));
+    b.subscribe(List.of(COLOR));
+    List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while ((got.size() < 80 || a.assignment().size() != 2 || b.assignment().size() != 2)
+        && System.nanoTime() < deadline) {
+      a.poll(Duration.ofMillis(20)).forEach(got::add);
+      b.poll(Duration.ofMillis(20)).forEach(got::add);
+    }
+    assertThat(a.assignment()).hasSize(2);
+    assertThat(b.assignment()).hasSize(2);
+    assertThat(new TreeSet<>(sns(got))).containsExactlyElementsOf(appended);
+    assertPerShardOrder(got);
+    a.commitSync();
+    b.commitSync();
+    Set<ColorShard> all = new TreeSet<>(a.assignment());
+    all.addAll(b.assignment());
+    Map<ColorShard, Long> committed = a.committed(all);
+    assertThat(committed).hasSize(4);
+
+    // The group restarts: new members read only what came after the commits.
+    a.close();
+    b.close();
+    List<Long> later = append(20, "later");
+    FlexLogConsumer<byte[], byte[]> a2 = c.consumer(c.settings("g1"));
+    a2.subscribe(List.of(COLOR));
+    List<ConsumerRecord<byte[], byte[]>> again = pollCount(a2, 20, PATIENCE);
+    assertThat(new TreeSet<>(sns(again))).containsExactlyElementsOf(later);
+  }
+
+  private static void assertPerShardOrder(List<ConsumerRecord<byte[], byte[]>> records) {
+    Map<Integer, Long> last = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      Long before = last.put(r.shard(), r.sn());
+      if (before != null) {
+        assertThat(r.sn()).as("shard %d in SN order", r.shard()).isGreaterThan(before);
+      }
+    }
+  }
+
+  @Test
+  void shouldCommitOnCloseWithAutoCommitAndResumeThere() {
+    List<Long> first = append(30, "r");
+    Map<String, Object> auto = c.settings("g5");
+    auto.put("enable.auto.commit", "true");
+    FlexLogConsumer<byte[], byte[]> a = c.consumer(auto);
+    a.subscribe(List.of(COLOR));
+    assertThat(new TreeSet<>(sns(pollCount(a, 30, PATIENCE)))).containsExactlyElementsOf(first);
+    a.close();
+    List<Long> later = append(10, "later");
+    FlexLogConsumer<byte[], byte[]> b = c.consumer(auto);
+    b.subscribe(List.of(COLOR));
+    assertThat(new TreeSet<>(sns(pollCount(b, 10, PATIENCE)))).containsExactlyElementsOf(later);
+  }
+
+  @Test
+  void shouldRejectACommitForAShardLostToARebalance() {
+    append(8, "r");
+    FlexLogConsumer<byte[], byte[]> a = c.consumer(c.settings("g2"));
+    a.subscribe(List.of(COLOR));
+    pollUntil(a, PATIENCE, () -> a.assignment().size() == 4);
+    assertThat(a.assignment()).hasSize(4);
+    FlexLogConsumer<byte[], byte[]> b = c.consumer(c.settings("g2"));
+    b.subscribe(List.of(COLOR));
+    pollUntil(b, PATIENCE, () -> b.assignment().size() == 2);
+    ColorShard lost = b.assignment().iterator().next();
+    // 'a' has not polled since: it still thinks it owns the shard, the group log knows better.
+    assertThatThrownBy(() -> a.commitSync(Map.of(lost, 1L)))
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining(lost.toString())
+        .hasMessageContaining("no longer assigned");
+    b.commitSync(Map.of(lost, 2L));
+    assertThat(b.committed(Set.of(lost))).containsEntry(lost, 2L);
+  }
+
+  @Test
+  void shouldReassignTheShardsOfAMemberThatStopsPolling() {
+    append(8, "r");
+    Map<String, Object> slow = c.settings("g3");
+    slow.put("max.poll.interval.ms", "1000");
+    FlexLogConsumer<byte[], byte[]> a = c.consumer(slow);
+    FlexLogConsumer<byte[], byte[]> b = c.consumer(c.settings("g3"));
+    a.subscribe(List.of(COLOR));
+    b.subscribe(List.of(COLOR));
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while ((a.assignment().size() != 2 || b.assignment().size() != 2)
+        && System.nanoTime() < deadline) {
+      a.poll(Duration.ofMillis(20));
+      b.poll(Duration.ofMillis(20));
+    }
+    assertThat(a.assignment()).hasSize(2);
+    // 'a' stops polling: after max.poll.interval.ms it leaves, and 'b' gets every shard.
+    pollUntil(b, PATIENCE, () -> b.assignment().size() == 4);
+    assertThat(b.assignment()).hasSize(4);
+  }
+
+  @Test
+  void shouldNameTheRecordThatDoesNotDeserializeAndLetTheConsumerSeekPastIt() {
+    List<Long> sns = append(3, "ok");
+    long bad = c.log.append(COLOR, "bad".getBytes(StandardCharsets.UTF_8));
+    List<Long> after = append(3, "ok-after");
+    Map<String, Object> settings = c.settings(null);
+    FlexLogConsumer<byte[], String> consumer =
+        new FlexLogConsumer<>(
+            ConsumerConfig.fromMap(settings),
+            null,
+            (color, bytes) -> {
+              String s = new String(bytes, StandardCharsets.UTF_8);
+              if (s.equals("bad")) {
+                throw new IllegalArgumentException("not an order");
+              }
+              return s;
+            });
+    try (consumer) {
+      ColorShard whole = ColorShard.wholeColor(COLOR);
+      consumer.assign(List.of(whole));
+      List<ConsumerRecord<byte[], String>> got = new ArrayList<>();
+      RecordDeserializationException error = null;
+      long deadline = System.nanoTime() + PATIENCE.toNanos();
+      while (error == null && System.nanoTime() < deadline) {
+        try {
+          consumer.poll(Duration.ofMillis(50)).forEach(got::add);
+        } catch (RecordDeserializationException e) {
+          error = e;
+        }
+      }
+      assertThat(sns(got)).isEqualTo(sns);
+      assertThat(error).isNotNull();
+      assertThat(error.sn()).isEqualTo(bad);
+      assertThat(error.getMessage()).contains("'orders'").contains("SN " + bad);
+      assertThat(consumer.position(whole)).isEqualTo(bad);
+      consumer.seek(whole, bad + 1);
+      assertThat(sns(pollCount(consumer, 3, PATIENCE))).isEqualTo(after);
+    }
+  }
+
+  @Test
+  void shouldFailOrResetAPositionThatWasTrimmedAsConfigured() {
+    List<Long> sns = append(10, "r");
+    c.log.trim(COLOR, sns.get(4));
+    ColorShard whole = ColorShard.wholeColor(COLOR);
+
+    Map<String, Object> none = c.settings(null);
+    none.put("auto.offset.reset", "none");
+    FlexLogConsumer<byte[], byte[]> strict = c.consumer(none);
+    strict.assign(List.of(whole));
+    strict.seek(whole, sns.get(1));
+    assertThatThrownBy(() -> pollCount(strict, 1, PATIENCE))
+        .isInstanceOf(PositionOutOfRangeException.class)
+        .hasMessageContaining("orders")
+        .hasMessageContaining(Long.toString(sns.get(1)));
+
+    FlexLogConsumer<byte[], byte[]> lenient = c.consumer(c.settings(null));
+    lenient.assign(List.of(whole));
+    lenient.seek(whole, sns.get(1));
+    assertThat(sns(pollCount(lenient, 5, PATIENCE))).isEqualTo(sns.subList(5, 10));
+  }
+
+  @Test
+  void shouldRefuseToPollWithoutASubscription() {
+    FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings("g4"));
+    assertThatThrownBy(() -> consumer.poll(Duration.ofMillis(10)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("poll without a subscription");
+  }
+
+  @Test
+  void shouldSeekToTheEndAndReadOnlyNewRecords() {
+    append(12, "old");
+    FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings(null));
+    ColorShard whole = ColorShard.wholeColor(COLOR);
+    consumer.assign(List.of(whole));
+    consumer.seekToEnd(List.of(whole));
+    List<Long> fresh = append(3, "new");
+    assertThat(sns(pollCount(consumer, 3, PATIENCE))).isEqualTo(fresh);
+  }
+
+  @Test
+  void shouldPauseAndResumeAShard() {
+    append(12, "r");
+    FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings(null));
+    ColorShard s0 = ColorShard.of(COLOR, firstShard());
+    consumer.assign(List.of(s0));
+    consumer.pause(List.of(s0));
+    assertThat(consumer.poll(Duration.ofMillis(300)).isEmpty()).isTrue();
+    consumer.resume(List.of(s0));
+    assertThat(pollCount(consumer, 3, PATIENCE)).hasSizeGreaterThanOrEqualTo(3);
+  }
+
+  private int firstShard() {
+    int colorId = c.log.topology().color(COLOR).orElseThrow().id();
+    return c.log.topology().shardsInSubtree(colorId).stream()
+        .mapToInt(s -> s.id())
+        .min()
+        .orElseThrow();
+  }
+}
