@@ -16,7 +16,11 @@ import picocli.CommandLine.Parameters;
 final class AppendCommand implements Callable<Integer> {
   @Mixin ClientOptions client;
 
-  @Option(names = "--color", required = true, description = "The color to append to.")
+  @Option(
+      names = "--color",
+      paramLabel = "COLOR",
+      required = true,
+      description = "The color to append to.")
   String color;
 
   @Parameters(arity = "1..*", paramLabel = "VALUE", description = "Records to append.")

@@ -16,10 +16,14 @@ import picocli.CommandLine.Option;
 final class ReadCommand implements Callable<Integer> {
   @Mixin ClientOptions client;
 
-  @Option(names = "--color", required = true, description = "The color to read from.")
+  @Option(
+      names = "--color",
+      paramLabel = "COLOR",
+      required = true,
+      description = "The color to read from.")
   String color;
 
-  @Option(names = "--sn", required = true, description = "The sequence number.")
+  @Option(names = "--sn", paramLabel = "SN", required = true, description = "The sequence number.")
   long sn;
 
   @Override

@@ -39,17 +39,23 @@ final class TailCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--color", required = true, description = "The color to follow.")
+  @Option(
+      names = "--color",
+      paramLabel = "COLOR",
+      required = true,
+      description = "The color to follow.")
   String color;
 
   @Option(
       names = "--from",
+      paramLabel = "SN",
       defaultValue = "0",
       description = "Start at the first record with SN >= this (default: ${DEFAULT-VALUE}, all).")
   long from;
 
   @Option(
       names = "--max",
+      paramLabel = "N",
       defaultValue = "0",
       description = "Stop after this many records (default: 0, never).")
   long max;
