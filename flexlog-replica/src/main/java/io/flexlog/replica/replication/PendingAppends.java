@@ -20,6 +20,7 @@ final class PendingAppends {
   private int[] shard = new int[64];
   private int[] color = new int[64];
   private long[] sn = new long[64];
+  private long[] arrivalNs = new long[64];
   private Connection[] waiter = new Connection[64];
   private long[] waiterRequestId = new long[64];
   private int[] free = new int[64];
@@ -42,6 +43,7 @@ final class PendingAppends {
     shard[slot] = shardId;
     color[slot] = colorId;
     sn[slot] = Sn.NONE;
+    arrivalNs[slot] = 0;
     waiter[slot] = null;
     slotByToken.put(session, sequence, slot);
     return slot;
@@ -56,6 +58,7 @@ final class PendingAppends {
       shard = Arrays.copyOf(shard, n);
       color = Arrays.copyOf(color, n);
       sn = Arrays.copyOf(sn, n);
+      arrivalNs = Arrays.copyOf(arrivalNs, n);
       waiter = Arrays.copyOf(waiter, n);
       waiterRequestId = Arrays.copyOf(waiterRequestId, n);
       free = Arrays.copyOf(free, n);
@@ -93,6 +96,15 @@ final class PendingAppends {
 
   int color(int slot) {
     return color[slot];
+  }
+
+  /** When the APPEND arrived ({@link ReplicaRuntime#nanoTime}), 0 for a recovered entry. */
+  long arrivalNs(int slot) {
+    return arrivalNs[slot];
+  }
+
+  void setArrivalNs(int slot, long nanos) {
+    arrivalNs[slot] = nanos;
   }
 
   long sn(int slot) {

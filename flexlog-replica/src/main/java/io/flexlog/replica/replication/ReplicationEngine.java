@@ -65,9 +65,20 @@ public final class ReplicationEngine {
     Runnable requestTurn = this::requestEndOfTurn;
     this.shards = new ShardLogs(nodeId, topology);
     this.publisher = new ReplicaPublisher(nodeId, storage, requestTurn);
+    ColorMeters colorMeters =
+        new ColorMeters(
+            registry, Integer.toString(nodeId), id -> ColorMeters.name(shards.topology(), id));
     this.appends =
-        new AppendPath(shards, storage, limits, sequencers, publisher, requestTurn, registry);
-    this.reads = new ReadPath(shards, storage, limits, runtime, publisher, registry);
+        new AppendPath(
+            shards,
+            storage,
+            limits,
+            sequencers,
+            publisher,
+            requestTurn,
+            new AppendPath.Clocked(runtime, colorMeters),
+            registry);
+    this.reads = new ReadPath(shards, storage, limits, runtime, publisher, colorMeters, registry);
     this.trims = new Trims(shards, storage, publisher, registry);
     this.subscriptions =
         new SubscriptionService(shards, storage, limits, runtime, publisher, requestTurn, registry);

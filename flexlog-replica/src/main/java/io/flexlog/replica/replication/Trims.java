@@ -31,7 +31,10 @@ final class Trims {
     this.storage = storage;
     this.publisher = publisher;
     this.trims =
-        registry.counter("flexlog.replica.trims", "node", Integer.toString(shards.nodeId()));
+        Counter.builder("flexlog.replica.trims")
+            .tag("node", Integer.toString(shards.nodeId()))
+            .description("TRIM requests applied")
+            .register(registry);
   }
 
   void onTrim(Connection c, long requestId, int colorId, long sn) {
