@@ -47,6 +47,19 @@ class CliHelpTextTest {
     }
   }
 
+  @Test
+  void shouldPrintTheBuildsVersionForVersionOnEveryCommand() {
+    List<CommandLine> commands = new ArrayList<>();
+    collect(FlexLogCli.commandLine(), commands);
+    for (CommandLine command : commands) {
+      java.io.StringWriter out = new java.io.StringWriter();
+      command.printVersionHelp(new java.io.PrintWriter(out, true));
+      assertThat(out.toString())
+          .as(command.getCommandSpec().qualifiedName() + " -V")
+          .matches("FlexLog \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(Java .*\\)\\R");
+    }
+  }
+
   private static void collect(CommandLine command, List<CommandLine> into) {
     into.add(command);
     command.getSubcommands().values().forEach(sub -> collect(sub, into));
