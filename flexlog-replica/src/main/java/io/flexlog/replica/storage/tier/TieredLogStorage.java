@@ -462,6 +462,7 @@ public final class TieredLogStorage implements LogStorage {
     cache.close();
     metrics.close();
     pm.close();
+    segments.close();
   }
 
   private void checkOpen() {
