@@ -35,6 +35,7 @@ public final class Nodes {
                 .port(self.port())
                 .dataDir(settings.dataDir())
                 .maxRecordBytes(maxRecordBytes)
+                .connections(settings.connectionLimits(maxRecordBytes))
                 .build(),
             topology,
             registry);
@@ -64,7 +65,8 @@ public final class Nodes {
                       settings.readHold(),
                       ReplicaLimits.DEFAULT_DEDUP_WINDOW,
                       settings.subscribeHeartbeat()),
-                  settings.atomic()),
+                  settings.atomic(),
+                  settings.connectionLimits(maxRecordBytes)),
               topology,
               storage,
               registry);
