@@ -21,6 +21,7 @@ final class ClientRoles {
   final AtomicGroups groups;
   final Reads reads;
   final Trims trims;
+  final Tails tails;
   final Subscriptions subscriptions;
   final InboundDispatcher inbound;
   private final Outbound outbound;
@@ -59,7 +60,8 @@ final class ClientRoles {
             config.atomicBrokerColor(),
             requestTimeoutNs,
             deliveryTimeoutNs);
-    this.reads = new Reads(metadata, outbound, loop, clock, config.readTimeout().toNanos());
+    this.tails = new Tails(metadata, outbound, loop, clock, requestTimeoutNs);
+    this.reads = new Reads(metadata, outbound, loop, clock, config.readTimeout().toNanos(), tails);
     this.trims = new Trims(metadata, outbound, loop, clock, requestTimeoutNs);
     this.subscriptions =
         new Subscriptions(
@@ -71,7 +73,7 @@ final class ClientRoles {
             requestTimeoutNs,
             config.subscribeLivenessTimeout().toNanos(),
             new Random(session));
-    this.inbound = new InboundDispatcher(appends, groups, reads, trims, subscriptions);
+    this.inbound = new InboundDispatcher(appends, groups, reads, trims, subscriptions, tails);
   }
 
   /** How often deadlines are checked: a tenth of the shortest timeout, within 1 to 100 ms. */
@@ -88,6 +90,7 @@ final class ClientRoles {
     subscriptions.onTick(nowNs);
     reads.onTick(nowNs);
     trims.onTick(nowNs);
+    tails.onTick(nowNs);
     outbound.flush();
   }
 
@@ -102,6 +105,7 @@ final class ClientRoles {
     groups.failAll(error);
     reads.failAll(error);
     trims.failAll(error);
+    tails.failAll(error);
     subscriptions.failAll(error);
   }
 }

@@ -46,6 +46,8 @@ public final class Frames {
       case MessageType.TRIM_RESPONSE -> TrimResponseDescriptor.validate(frame);
       case MessageType.TOKEN_SYNC -> TokenSyncDescriptor.validate(frame);
       case MessageType.TOKEN_SYNC_RESPONSE -> TokenSyncResponseDescriptor.validate(frame);
+      case MessageType.TAIL_REQUEST -> TailDescriptor.validateRequest(frame);
+      case MessageType.TAIL_RESPONSE -> TailDescriptor.validateResponse(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

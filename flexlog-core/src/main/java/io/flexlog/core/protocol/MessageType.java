@@ -101,6 +101,17 @@ public final class MessageType {
   /** Peer replica to the asker: the SN of each token of a TOKEN_SYNC, or none. */
   public static final byte TOKEN_SYNC_RESPONSE = 51;
 
+  // Codes 80-89: operating a cluster (docs/architecture.md#head-and-tail).
+
+  /**
+   * Client to a color's sequencer node (its tail: the last SN its role issued) or to a replica (its
+   * trim point and the tail it knows).
+   */
+  public static final byte TAIL_REQUEST = 80;
+
+  /** Answer to TAIL_REQUEST: the color's trim point and tail as the answering node knows them. */
+  public static final byte TAIL_RESPONSE = 81;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -135,6 +146,8 @@ public final class MessageType {
       case TRIM_RESPONSE -> "TRIM_RESPONSE";
       case TOKEN_SYNC -> "TOKEN_SYNC";
       case TOKEN_SYNC_RESPONSE -> "TOKEN_SYNC_RESPONSE";
+      case TAIL_REQUEST -> "TAIL_REQUEST";
+      case TAIL_RESPONSE -> "TAIL_RESPONSE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

@@ -11,6 +11,7 @@ import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
+import io.flexlog.core.protocol.TailDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
@@ -225,6 +226,11 @@ public final class ReplicationEngine {
         FrameDescriptor.requestId(frame),
         TrimDescriptor.colorId(frame),
         TrimDescriptor.sn(frame));
+  }
+
+  /** TAIL_REQUEST: see {@link Trims#onTailRequest}. */
+  public void onTailRequest(Connection c, ByteBuf frame) {
+    trims.onTailRequest(c, FrameDescriptor.requestId(frame), TailDescriptor.colorId(frame));
   }
 
   public void onMetadataRequest(Connection c, ByteBuf frame) {

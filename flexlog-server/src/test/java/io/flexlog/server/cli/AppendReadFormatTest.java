@@ -183,6 +183,17 @@ class AppendReadFormatTest {
   }
 
   @Test
+  void shouldDescribeTheColorsHeadAndTailAndRefuseAReadAboveIt() {
+    long last = appendOne(CliRun.run(with("append", "--color", "global", "x")));
+    CliRun describe = CliRun.run(with("describe", "--color", "global"));
+    assertThat(describe.code()).as(describe.stderr()).isZero();
+    assertThat(describe.out()).matches("color=global head=\\d+ tail=" + last + "\n");
+    CliRun beyond = CliRun.run(with("read", "--color", "global", "--sn", Long.toString(last + 1)));
+    assertThat(beyond.code()).isEqualTo(1);
+    assertThat(beyond.stderr()).contains("is beyond its tail " + last);
+  }
+
+  @Test
   void shouldRefuseContradictoryOrBadInputOptionsWithExitTwo() {
     assertUsage(CliRun.run(with("append", "--color", "global")), "nothing to append");
     assertUsage(
