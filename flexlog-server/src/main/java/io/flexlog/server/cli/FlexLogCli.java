@@ -24,11 +24,12 @@ import picocli.CommandLine.Command;
       TailCommand.class,
       TrimCommand.class,
       DescribeCommand.class,
+      StatusCommand.class,
       ColorsCommand.class
     })
 public final class FlexLogCli {
   private static final java.util.Set<String> CLIENT_COMMANDS =
-      java.util.Set.of("append", "read", "tail", "trim", "describe", "colors", "bench");
+      java.util.Set.of("append", "read", "tail", "trim", "describe", "status", "colors", "bench");
 
   public static void main(String[] args) {
     if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {
