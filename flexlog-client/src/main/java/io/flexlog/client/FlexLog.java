@@ -162,6 +162,8 @@ public final class FlexLog implements AutoCloseable {
    *
    * @return the record, or empty if there is no record at that SN (a hole: SNs are not dense)
    * @throws io.flexlog.core.error.TrimmedException if the SN is at or below the trim point
+   * @throws io.flexlog.core.error.SnBeyondTailException if the SN is above the color's tail: its
+   *     ordering role had not issued it when the read was made (answered at once)
    * @throws io.flexlog.core.error.FlexLogTimeoutException if no replica could decide within
    *     read.timeout.ms (for example an SN not yet assigned)
    */
@@ -235,6 +237,32 @@ public final class FlexLog implements AutoCloseable {
   /** {@link #trim(String, long)} without waiting. */
   public CompletableFuture<TrimResult> trimAsync(String color, long sn) {
     return core.trim(color, sn);
+  }
+
+  /**
+   * Where a color's log starts and ends (docs/architecture.md#head-and-tail): the head (the first
+   * SN that is not trimmed) from a replica of each shard of the color's subtree, the tail (the last
+   * SN the color's ordering role issued) from its sequencer node. Records appended before this call
+   * returns have SNs at most the tail; a read above it throws {@link
+   * io.flexlog.core.error.SnBeyondTailException}, and {@code subscribe(color, tail + 1)} sees only
+   * what is appended later.
+   *
+   * <pre>{@code
+   * ColorTail bounds = log.tail("orders");
+   * for (long sn = bounds.head(); sn <= bounds.tail(); sn++) { ... log.read("orders", sn) ... }
+   * }</pre>
+   *
+   * @throws io.flexlog.core.error.UnknownColorException if the color does not exist
+   * @throws io.flexlog.core.error.FlexLogTimeoutException naming the node that did not answer
+   *     within request.timeout.ms
+   */
+  public ColorTail tail(String color) {
+    return await(tailAsync(color));
+  }
+
+  /** {@link #tail(String)} without waiting. */
+  public CompletableFuture<ColorTail> tailAsync(String color) {
+    return core.tail(color);
   }
 
   /** The cluster's topology as last fetched. */

@@ -3,7 +3,6 @@ package io.flexlog.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flexlog.core.error.FlexLogTimeoutException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -92,7 +91,7 @@ class FlexLogConfigTest {
   }
 
   @Test
-  void shouldFailToConnectWithATimeoutNamingTheServers() throws Exception {
+  void shouldFailToConnectAtOnceNamingTheRefusedServers() throws Exception {
     int port;
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = socket.getLocalPort();
@@ -103,7 +102,8 @@ class FlexLogConfigTest {
             .connectTimeout(Duration.ofMillis(500))
             .build();
     assertThatThrownBy(() -> FlexLog.connect(config))
-        .isInstanceOf(FlexLogTimeoutException.class)
-        .hasMessageContaining("127.0.0.1:" + port);
+        .isInstanceOf(io.flexlog.core.error.UnreachableException.class)
+        .hasMessageContaining("127.0.0.1:" + port)
+        .hasMessageContaining("Connection refused");
   }
 }

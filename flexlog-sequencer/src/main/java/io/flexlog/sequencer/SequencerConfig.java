@@ -1,5 +1,6 @@
 package io.flexlog.sequencer;
 
+import io.flexlog.core.net.ConnectionLimits;
 import io.flexlog.core.protocol.FrameDescriptor;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -46,8 +47,11 @@ public final class SequencerConfig {
   private final int dedupWindow;
   private final int maxFrameBytes;
   private final int maxRecordBytes;
+  private final ConnectionLimits connections;
 
   private SequencerConfig(Builder b) {
+    this.connections =
+        b.connections.withMaxFrameBytes(Math.min(b.connections.maxFrameBytes(), b.maxFrameBytes));
     this.nodeId = b.nodeId;
     this.host = b.host;
     this.port = b.port;
@@ -92,6 +96,11 @@ public final class SequencerConfig {
     return maxRecordBytes;
   }
 
+  /** The limits on the data-plane port's connections; frames never above {@link #maxFrameBytes}. */
+  public ConnectionLimits connections() {
+    return connections;
+  }
+
   @Override
   public String toString() {
     return NODE_ID
@@ -133,6 +142,13 @@ public final class SequencerConfig {
     private int dedupWindow = DEFAULT_DEDUP_WINDOW;
     private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
     private int maxRecordBytes = DEFAULT_MAX_RECORD_BYTES;
+    private ConnectionLimits connections = ConnectionLimits.defaults();
+
+    /** Idle and frame timeouts, frame bound and connection limit of the data-plane port. */
+    public Builder connections(ConnectionLimits limits) {
+      this.connections = Objects.requireNonNull(limits, "connections");
+      return this;
+    }
 
     private Builder() {}
 

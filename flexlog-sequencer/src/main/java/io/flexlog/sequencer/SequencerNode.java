@@ -4,6 +4,7 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.ConnectionGuard;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.sequencer.net.ParentConnector;
@@ -158,6 +159,8 @@ public final class SequencerNode implements AutoCloseable {
             ByteBufAllocator.DEFAULT,
             new LoopRuntime(),
             null);
+    ConnectionGuard guard =
+        new ConnectionGuard("sequencer " + config.nodeId(), config.connections());
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group, group)
@@ -170,6 +173,7 @@ public final class SequencerNode implements AutoCloseable {
                   protected void initChannel(SocketChannel ch) {
                     channels.add(ch);
                     ch.pipeline()
+                        .addLast(guard.newHandler())
                         .addLast(new FrameDecoder(config.maxFrameBytes()))
                         .addLast(
                             new SequencerChannelHandler(

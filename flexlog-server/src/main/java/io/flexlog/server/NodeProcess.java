@@ -35,6 +35,7 @@ public final class NodeProcess implements AutoCloseable {
   private final ClusterController controller;
   private final AdminServer admin;
   private final TopologyWatcher watcher;
+  private DataDirectoryLock lock;
 
   private NodeProcess(
       SequencerNode sequencer,
@@ -49,15 +50,49 @@ public final class NodeProcess implements AutoCloseable {
     this.watcher = watcher;
   }
 
+  /** How a node process starts once its data directory is locked. */
+  @FunctionalInterface
+  private interface Start {
+    NodeProcess start() throws IOException, InterruptedException;
+  }
+
+  /**
+   * Locks the node's data directory ({@link DataDirectoryLock}) before {@code start} reads or
+   * writes anything there; a start that fails releases it and removes the directory if the lock
+   * created it.
+   */
+  private static NodeProcess locked(NodeSettings settings, String holder, Start start)
+      throws IOException, InterruptedException {
+    DataDirectoryLock lock = DataDirectoryLock.acquire(settings.dataDir(), holder);
+    try {
+      NodeProcess process = start.start();
+      process.lock = lock;
+      return process;
+    } catch (IOException | InterruptedException | RuntimeException | Error e) {
+      lock.closeAfterFailedStart();
+      throw e;
+    }
+  }
+
   /**
    * Starts a sequencer node; on the root's node also the cluster metadata and the admin service.
    *
+   * @throws DataDirectoryLockedException when another process holds the data directory
    * @throws IOException when the data directory's metadata or epoch is corrupt or unwritable, or a
    *     port cannot be bound
    */
   public static NodeProcess startSequencer(
-      ClusterFile file, NodeSettings settings, MeterRegistry registry) throws IOException {
+      ClusterFile file, NodeSettings settings, MeterRegistry registry)
+      throws IOException, InterruptedException {
     requireKind(file, settings, NodeAddress.Kind.SEQUENCER);
+    return locked(
+        settings,
+        "sequencer node " + settings.nodeId(),
+        () -> startSequencerLocked(file, settings, registry));
+  }
+
+  private static NodeProcess startSequencerLocked(
+      ClusterFile file, NodeSettings settings, MeterRegistry registry) throws IOException {
     MetadataStore store = new MetadataStore(settings.dataDir());
     boolean root = file.rootSequencerId() == settings.nodeId();
     Topology topology = TopologyBootstrap.resolve(file.topology(), store, root);
@@ -87,12 +122,22 @@ public final class NodeProcess implements AutoCloseable {
   /**
    * Starts a replica node and, when the cluster has an admin service, its topology watcher.
    *
+   * @throws DataDirectoryLockedException when another process holds the data directory
    * @throws IOException when the data directory's metadata is corrupt or unwritable
    */
   public static NodeProcess startReplica(
       ClusterFile file, NodeSettings settings, MeterRegistry registry, PrintStream banner)
       throws IOException, InterruptedException {
     requireKind(file, settings, NodeAddress.Kind.REPLICA);
+    return locked(
+        settings,
+        "replica node " + settings.nodeId(),
+        () -> startReplicaLocked(file, settings, registry, banner));
+  }
+
+  private static NodeProcess startReplicaLocked(
+      ClusterFile file, NodeSettings settings, MeterRegistry registry, PrintStream banner)
+      throws IOException, InterruptedException {
     MetadataStore store = new MetadataStore(settings.dataDir());
     Topology topology = TopologyBootstrap.resolve(file.topology(), store, false);
     ReplicaNode node =
@@ -101,9 +146,14 @@ public final class NodeProcess implements AutoCloseable {
     if (adminAddress.isEmpty()) {
       return new NodeProcess(null, node, null, null, null);
     }
-    TopologyWatcher watcher =
-        watchTopology(adminAddress.get(), settings, topology, store, node::updateTopology);
-    return new NodeProcess(null, node, null, null, watcher);
+    try {
+      TopologyWatcher watcher =
+          watchTopology(adminAddress.get(), settings, topology, store, node::updateTopology);
+      return new NodeProcess(null, node, null, null, watcher);
+    } catch (RuntimeException e) {
+      node.close();
+      throw e;
+    }
   }
 
   /**
@@ -178,6 +228,9 @@ public final class NodeProcess implements AutoCloseable {
     }
     if (sequencer != null) {
       sequencer.close();
+    }
+    if (lock != null) {
+      lock.close();
     }
   }
 }

@@ -35,6 +35,7 @@ public final class Nodes {
                 .port(self.port())
                 .dataDir(settings.dataDir())
                 .maxRecordBytes(maxRecordBytes)
+                .connections(settings.connectionLimits(maxRecordBytes))
                 .build(),
             topology,
             registry);
@@ -64,7 +65,8 @@ public final class Nodes {
                       settings.readHold(),
                       ReplicaLimits.DEFAULT_DEDUP_WINDOW,
                       settings.subscribeHeartbeat()),
-                  settings.atomic()),
+                  settings.atomic(),
+                  settings.connectionLimits(maxRecordBytes)),
               topology,
               storage,
               registry);
@@ -127,7 +129,41 @@ public final class Nodes {
         DataSize.format(tiers.segmentBytes()),
         settings.dataDir().toAbsolutePath(),
         tiers.segmentDir().toAbsolutePath());
+    String shortfall = capacityShortfall(settings.pmBytes(), settings.chunkBytes(), storage);
+    if (shortfall != null) {
+      banner.println("notice: " + shortfall);
+    }
     return storage;
+  }
+
+  /**
+   * Why the PM log holds other than {@code pm-bytes}, or null when it holds exactly that: the llpl
+   * engine's own metadata takes part of its heap, an existing log keeps the size it was created
+   * with, and capacity comes in whole chunks.
+   */
+  static String capacityShortfall(long pmBytes, long chunkBytes, LogStorage storage) {
+    long capacity = storage.capacityBytes();
+    if (capacity == pmBytes) {
+      return null;
+    }
+    return "the PM log holds "
+        + DataSize.format(capacity)
+        + " ("
+        + capacity / chunkBytes
+        + " chunks of "
+        + DataSize.format(chunkBytes)
+        + "), "
+        + (capacity < pmBytes ? "less" : "more")
+        + " than pm-bytes="
+        + DataSize.format(pmBytes)
+        + (capacity < pmBytes
+            ? ": "
+                + storage.engineName()
+                + (StorageEngines.LLPL.equals(storage.engineName())
+                    ? "'s heap metadata takes the rest, or the log was created smaller"
+                    : " keeps the chunks it was created with")
+                + "; raise pm-bytes (a new llpl log) to get more"
+            : ": the log was created larger and keeps its chunks");
   }
 
   static boolean pmemForced() {

@@ -51,4 +51,38 @@ class NodesStorageTest {
         .contains("cache-bytes=2MiB", "pm-high-watermark=0.6", "segment-bytes=4MiB")
         .contains("segments=" + dir.resolve("segments").toAbsolutePath());
   }
+
+  private NodeSettings settings(String engine, long pmBytes) {
+    return new NodeSettings(
+        3, dir, engine, DurabilityMode.PROCESS, pmBytes, 1L << 20, Duration.ofMillis(1), 0);
+  }
+
+  private String open(NodeSettings settings) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (LogStorage storage =
+        Nodes.openStorage(settings, new PrintStream(out, true, StandardCharsets.UTF_8))) {
+      return out.toString(StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void shouldSayNothingWhenTheLogHoldsExactlyPmBytesAndNameTheDifferenceOtherwise() {
+    assertThat(open(settings(StorageEngines.MAPPED, 8L << 20))).doesNotContain("notice:");
+
+    assertThat(open(settings(StorageEngines.MAPPED, 4L << 20)))
+        .contains(
+            "notice: the PM log holds 8MiB (8 chunks of 1MiB), more than pm-bytes=4MiB: the log"
+                + " was created larger and keeps its chunks");
+  }
+
+  @Test
+  void shouldNameTheLlplMetadataWhenTheHeapHoldsLessThanPmBytes() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        StorageEngines.LLPL.equals(StorageEngines.defaultEngine()), "llpl is not available here");
+    String banner = open(settings(StorageEngines.LLPL, 16L << 20));
+    assertThat(banner)
+        .containsPattern(
+            "notice: the PM log holds \\S+ \\(\\d+ chunks of 1MiB\\), less than"
+                + " pm-bytes=16MiB: llpl's heap metadata takes the rest");
+  }
 }

@@ -142,7 +142,7 @@ public final class StorageCommand extends BenchmarkCommand<StorageSettings> {
       paramLabel = "SIZE",
       defaultValue = "256MiB",
       description =
-          "With --engine tiered: each thread's PM log; above 75 % of it the oldest chunks move to"
+          "With --engine tiered: each thread's PM log; above 75 %% of it the oldest chunks move to"
               + " SSD segments (default: ${DEFAULT-VALUE}).")
   private String pmBytes;
 

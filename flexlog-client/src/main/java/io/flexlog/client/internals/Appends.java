@@ -5,7 +5,9 @@ import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.AppendDescriptor;
 import io.netty.buffer.ByteBuf;
@@ -246,15 +248,54 @@ final class Appends {
             new FlexLogTimeoutException(
                 "append to color '"
                     + append.colorName
-                    + "' not acknowledged by every replica of shard "
-                    + append.shard.id()
-                    + " within "
+                    + "' not acknowledged within "
                     + deliveryTimeoutNs / 1_000_000
                     + " ms after "
                     + append.attempts
-                    + " attempts; it may still appear, at most once"));
+                    + " attempts ("
+                    + whoDidNotAnswer(append)
+                    + "); it may still appear, at most once"));
       }
     }
+  }
+
+  /**
+   * Which step did not answer: each replica of the shard that did not acknowledge, with the state
+   * of the client's connection to it; when every such replica is connected, they hold the record
+   * and wait for its SN, so the color's sequencer node is named.
+   */
+  private String whoDidNotAnswer(PendingAppend append) {
+    Topology topology = metadata.topology();
+    List<Integer> replicas = append.shard.replicaNodeIds();
+    StringBuilder why = new StringBuilder("shard ").append(append.shard.id()).append(": ");
+    boolean allConnected = true;
+    String separator = "";
+    for (int i = 0; i < replicas.size(); i++) {
+      int node = replicas.get(i);
+      why.append(separator).append("replica node ").append(node);
+      separator = ", ";
+      if ((append.ackedMask & (1 << i)) != 0) {
+        why.append(" acknowledged");
+        continue;
+      }
+      String state = outbound.connectionState(node);
+      allConnected &= state.equals("connected");
+      why.append(" at ").append(address(topology, node)).append(' ').append(state);
+    }
+    if (allConnected) {
+      int sequencer = topology.color(append.colorId).map(Color::sequencerId).orElse(-1);
+      why.append("; the connected replicas did not get its SN from sequencer node ")
+          .append(sequencer)
+          .append(" at ")
+          .append(address(topology, sequencer))
+          .append(" (down, or not reachable from the replicas)");
+    }
+    return why.toString();
+  }
+
+  private static String address(Topology topology, int nodeId) {
+    NodeAddress node = topology.nodes().get(nodeId);
+    return node == null ? "?" : node.hostPort();
   }
 
   /** Fails every append in flight (the client closes). */

@@ -1,5 +1,6 @@
 package io.flexlog.client.internals;
 
+import io.flexlog.client.ColorTail;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordHandler;
@@ -51,6 +52,7 @@ public final class ClientCore implements AutoCloseable {
   private final AtomicGroups groups;
   private final Reads reads;
   private final Trims trims;
+  private final Tails tails;
   private final Subscriptions subscriptions;
   private final ClientRoles roles;
   private final ScheduledFuture<?> timer;
@@ -78,6 +80,7 @@ public final class ClientCore implements AutoCloseable {
     this.groups = roles.groups;
     this.reads = roles.reads;
     this.trims = roles.trims;
+    this.tails = roles.tails;
     this.subscriptions = roles.subscriptions;
     long tickMs = ClientRoles.tickMs(config);
     this.timer =
@@ -208,6 +211,11 @@ public final class ClientCore implements AutoCloseable {
   /** Trims a color at an SN on every replica node of its subtree; see {@link Trims}. */
   public CompletableFuture<TrimResult> trim(String colorName, long sn) {
     return closed ? CompletableFuture.failedFuture(closedError()) : trims.trim(colorName, sn);
+  }
+
+  /** The head and tail of a color; see {@link Tails}. */
+  public CompletableFuture<ColorTail> tail(String colorName) {
+    return closed ? CompletableFuture.failedFuture(closedError()) : tails.tail(colorName);
   }
 
   /** Opens a subscription read by the application (see {@link RecordStream}). */

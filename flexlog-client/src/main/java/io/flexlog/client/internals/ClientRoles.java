@@ -22,6 +22,7 @@ final class ClientRoles {
   final AtomicGroups groups;
   final Reads reads;
   final Trims trims;
+  final Tails tails;
   final Subscriptions subscriptions;
   final InboundDispatcher inbound;
   private final Outbound outbound;
@@ -63,7 +64,8 @@ final class ClientRoles {
             config.atomicBrokerColor(),
             requestTimeoutNs,
             deliveryTimeoutNs);
-    this.reads = new Reads(metadata, outbound, loop, clock, config.readTimeout().toNanos());
+    this.tails = new Tails(metadata, outbound, loop, clock, requestTimeoutNs);
+    this.reads = new Reads(metadata, outbound, loop, clock, config.readTimeout().toNanos(), tails);
     this.trims = new Trims(metadata, outbound, loop, clock, requestTimeoutNs);
     this.subscriptions =
         new Subscriptions(
@@ -75,7 +77,8 @@ final class ClientRoles {
             requestTimeoutNs,
             config.subscribeLivenessTimeout().toNanos(),
             new Random(session));
-    this.inbound = new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions);
+    this.inbound =
+        new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions, tails);
   }
 
   /** How often deadlines are checked: a tenth of the shortest timeout, within 1 to 100 ms. */
@@ -93,6 +96,7 @@ final class ClientRoles {
     subscriptions.onTick(nowNs);
     reads.onTick(nowNs);
     trims.onTick(nowNs);
+    tails.onTick(nowNs);
     outbound.flush();
   }
 
@@ -109,6 +113,7 @@ final class ClientRoles {
     groups.failAll(error);
     reads.failAll(error);
     trims.failAll(error);
+    tails.failAll(error);
     subscriptions.failAll(error);
   }
 }

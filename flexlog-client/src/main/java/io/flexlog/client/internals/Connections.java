@@ -96,6 +96,12 @@ final class Connections implements Outbound {
     dirty.clear();
   }
 
+  @Override
+  public String connectionState(int nodeId) {
+    QueuedConnection connection = connections.get(nodeId);
+    return connection == null ? "not connected yet" : connection.state();
+  }
+
   /** Connects to every replica node of the topology ahead of the first request. */
   void connectAll() {
     for (Shard shard : topology.get().shards()) {

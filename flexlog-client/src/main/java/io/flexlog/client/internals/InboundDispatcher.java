@@ -23,6 +23,7 @@ final class InboundDispatcher {
   private final Reads reads;
   private final Trims trims;
   private final Subscriptions subscriptions;
+  private final Tails tails;
 
   InboundDispatcher(
       Appends appends,
@@ -30,7 +31,9 @@ final class InboundDispatcher {
       AtomicGroups groups,
       Reads reads,
       Trims trims,
-      Subscriptions subscriptions) {
+      Subscriptions subscriptions,
+      Tails tails) {
+    this.tails = tails;
     this.appends = appends;
     this.batches = batches;
     this.groups = groups;
@@ -56,6 +59,12 @@ final class InboundDispatcher {
       case MessageType.STAGE_ACK -> groups.onStageAck(frame);
       case MessageType.GROUP_RESULT -> groups.onGroupResult(frame);
       case MessageType.TRIM_RESPONSE -> trims.onResponse(frame);
+      case MessageType.TAIL_RESPONSE -> {
+        if (tails == null) {
+          return false;
+        }
+        tails.onResponse(frame);
+      }
       case MessageType.ERROR -> onError(frame);
       default -> {
         return false;
@@ -68,7 +77,9 @@ final class InboundDispatcher {
     long requestId = FrameDescriptor.requestId(frame);
     ErrorCode code = ErrorDescriptor.code(frame);
     String message = ErrorDescriptor.message(frame);
-    if (requestId >= RequestIds.READ_BASE) {
+    if (requestId >= RequestIds.TAIL_BASE && tails != null) {
+      tails.onError(requestId, code, message);
+    } else if (requestId >= RequestIds.READ_BASE) {
       reads.onError(requestId, code, message);
     } else if (requestId >= RequestIds.TRIM_BASE) {
       trims.onError(requestId, code, message);

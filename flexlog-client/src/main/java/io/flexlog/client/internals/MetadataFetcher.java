@@ -3,6 +3,7 @@ package io.flexlog.client.internals;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.error.UnreachableException;
 import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.ErrorDescriptor;
@@ -27,22 +28,40 @@ import java.util.concurrent.TimeoutException;
 final class MetadataFetcher {
   private MetadataFetcher() {}
 
+  /**
+   * @throws UnreachableException when no bootstrap server could be connected to (each refused the
+   *     connection or failed to connect) before the connect timeout
+   * @throws FlexLogTimeoutException when the connect timeout passed first
+   */
   static Metadata fetch(EventLoopGroup group, FlexLogConfig config) {
     List<String> failures = new ArrayList<>();
-    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+    long startNs = System.nanoTime();
+    long deadline = startNs + config.connectTimeout().toNanos();
+    boolean onlyConnectFailures = true;
     for (String server : config.bootstrapServers()) {
       long remainingNs = deadline - System.nanoTime();
       if (remainingNs <= 0) {
+        onlyConnectFailures = false;
         break;
       }
       try {
         return fetchFrom(group, server, remainingNs);
+      } catch (UnreachableException e) {
+        failures.add(server + ": " + e.getMessage());
       } catch (FlexLogException e) {
+        onlyConnectFailures = false;
         failures.add(server + ": " + e.getMessage());
       }
     }
+    if (onlyConnectFailures && !failures.isEmpty()) {
+      throw new UnreachableException(
+          "no bootstrap server reachable (after "
+              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
+              + " ms): "
+              + failures);
+    }
     throw new FlexLogTimeoutException(
-        "no bootstrap server answered within "
+        "no bootstrap server answered within connect.timeout.ms = "
             + config.connectTimeout().toMillis()
             + " ms: "
             + (failures.isEmpty() ? config.bootstrapServers() : failures));
@@ -72,7 +91,13 @@ final class MetadataFetcher {
           ? f
           : new FlexLogException(e.getCause().toString(), e.getCause());
     } catch (Exception e) {
-      throw new FlexLogException("cannot connect: " + e.getMessage(), e);
+      // Netty rethrows the connect failure (refused, unresolved, no file descriptors) from sync().
+      if (e instanceof io.netty.channel.ConnectTimeoutException) {
+        throw new FlexLogTimeoutException("no connection within the connect timeout");
+      }
+      throw channel == null
+          ? new UnreachableException("cannot connect: " + e.getMessage())
+          : new FlexLogException("cannot fetch metadata: " + e.getMessage(), e);
     } finally {
       if (channel != null) {
         channel.close();

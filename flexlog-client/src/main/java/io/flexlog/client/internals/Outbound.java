@@ -33,4 +33,12 @@ interface Outbound {
 
   /** Flushes every connection written to since the last flush. */
   void flush();
+
+  /**
+   * The state of the connection to {@code nodeId}, for error messages: connected, or why not
+   * ({@code cannot connect: Connection refused}, ...).
+   */
+  default String connectionState(int nodeId) {
+    return "unknown";
+  }
 }

@@ -26,6 +26,8 @@ final class PendingRead {
   /** The topology was fetched again for this read already. */
   boolean refreshed;
 
+  boolean tailAsked;
+
   PendingRead(
       String colorName, long sn, CompletableFuture<Optional<LogRecord>> future, long deadlineNs) {
     this.colorName = colorName;

@@ -4,6 +4,7 @@ import io.flexlog.client.LogRecord;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.error.SnBeyondTailException;
 import io.flexlog.core.error.TrimmedException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
@@ -22,7 +23,8 @@ import java.util.concurrent.CompletableFuture;
  * (the SN may live in any of them). The first FOUND answers; the read is a hole once every shard
  * answered ABSENT; TRIMMED fails it with {@link TrimmedException}. Any other status (the replica
  * cannot decide yet) asks the shard's next replica; once each was asked, it backs off, 1 ms
- * doubling to 50 ms, until the read timeout.
+ * doubling to 50 ms, until the read timeout. The first undecided answer also asks the color's
+ * sequencer for its tail ({@link Tails}): a read above it fails at once.
  *
  * <p>Threading: {@link #read} may be called from any thread and hands the read to the loop;
  * everything else runs on the client's event loop.
@@ -35,6 +37,7 @@ final class Reads {
   private final ClientLoop loop;
   private final NanoClock clock;
   private final long readTimeoutNs;
+  private final Tails tails;
 
   /** Reads by the request id of each of their shards. */
   private final LongObjectHashMap<PendingRead> reads = new LongObjectHashMap<>();
@@ -48,6 +51,21 @@ final class Reads {
       ClientLoop loop,
       NanoClock clock,
       long readTimeoutNs) {
+    this(metadata, outbound, loop, clock, readTimeoutNs, null);
+  }
+
+  /**
+   * @param tails asks the color's sequencer for its tail when a read cannot be decided, so that a
+   *     read above the tail fails at once; null to wait for the read timeout instead
+   */
+  Reads(
+      ClientMetadata metadata,
+      Outbound outbound,
+      ClientLoop loop,
+      NanoClock clock,
+      long readTimeoutNs,
+      Tails tails) {
+    this.tails = tails;
     this.metadata = metadata;
     this.outbound = outbound;
     this.loop = loop;
@@ -151,6 +169,10 @@ final class Reads {
 
   /** Asks the next replica of the shard; once each was asked, backs off (1 ms doubling to 50). */
   private void retry(PendingRead read, int shardIndex) {
+    if (tails != null && !read.tailAsked) {
+      read.tailAsked = true;
+      checkTail(read);
+    }
     read.retries++;
     read.replicaCursor[shardIndex]++;
     int replicas = read.shards.get(shardIndex).replicaNodeIds().size();
@@ -168,6 +190,28 @@ final class Reads {
           }
         },
         delayUs * 1000);
+  }
+
+  /**
+   * Asks the color's sequencer for its tail; a read of an SN above it fails with {@link
+   * SnBeyondTailException}: the role had not issued the SN when it answered, after the read began,
+   * so no append that completed before the read can hold it (docs/architecture.md#head-and-tail).
+   * Without an answer the read goes on as before.
+   */
+  private void checkTail(PendingRead read) {
+    long firstRequestId = read.firstRequestId;
+    tails.sequencerTail(
+        read.colorId,
+        answer -> {
+          if (!read.future.isDone()
+              && read.firstRequestId == firstRequestId
+              && read.sn > answer.tail()) {
+            finish(read);
+            read.future.completeExceptionally(
+                new SnBeyondTailException(read.colorName, read.sn, answer.tail()));
+          }
+        },
+        error -> {});
   }
 
   /** An ERROR carrying one of the reads' request ids. */

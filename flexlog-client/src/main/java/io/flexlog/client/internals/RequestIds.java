@@ -10,7 +10,8 @@ package io.flexlog.client.internals;
  *   [2^60, 2^61)       atomic groups: one id for the stages, then one per broker replica's commit
  *   [2^61, 3 * 2^60)   subscription streams
  *   [3 * 2^60, 2^62)   trims, one per replica node
- *   [2^62, ...)        reads, one per shard
+ *   [2^62, 3 * 2^61)   reads, one per shard
+ *   [3 * 2^61, ...)    tail queries, one per node asked
  * </pre>
  */
 final class RequestIds {
@@ -18,6 +19,7 @@ final class RequestIds {
   static final long SUBSCRIPTION_BASE = 1L << 61;
   static final long TRIM_BASE = 3L << 60;
   static final long READ_BASE = 1L << 62;
+  static final long TAIL_BASE = 3L << 61;
 
   private RequestIds() {}
 }

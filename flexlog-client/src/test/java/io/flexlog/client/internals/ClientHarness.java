@@ -90,7 +90,7 @@ final class ClientHarness {
     subscriptions =
         new Subscriptions(
             metadata, outbound, loop, clock, WINDOW_BYTES, REQUEST_TIMEOUT_NS, LIVENESS_TIMEOUT_NS);
-    inbound = new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions);
+    inbound = new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions, null);
   }
 
   /** The cluster above at {@code version}; without the {@code events} color if not wanted. */

@@ -36,6 +36,7 @@ public final class QueuedConnection {
   private boolean connecting;
   private boolean closed;
   private boolean dirty;
+  private String lastFailure;
 
   /**
    * @param bootstrap opens the connection; may be shared by the connections of one event loop
@@ -66,6 +67,7 @@ public final class QueuedConnection {
     connecting = false;
     if (future.isSuccess()) {
       channel = future.channel();
+      lastFailure = null;
       if (closed) {
         channel.close();
         return;
@@ -77,6 +79,7 @@ public final class QueuedConnection {
       channel.flush();
     } else {
       LOG.debug("cannot reach node {} at {}: {}", node.id(), node.hostPort(), future.cause());
+      lastFailure = describe(future.cause());
       drop();
       if (!closed) {
         onLost.run();
@@ -109,6 +112,31 @@ public final class QueuedConnection {
 
   public boolean isConnected() {
     return channel != null && channel.isActive();
+  }
+
+  /**
+   * The connection's state for an error message: {@code connected}, {@code connecting}, {@code
+   * closed}, or why the last attempt failed ({@code cannot connect: Connection refused}, {@code
+   * cannot connect: Too many open files}, ...).
+   */
+  public String state() {
+    if (isConnected()) {
+      return "connected";
+    }
+    if (lastFailure != null) {
+      return "cannot connect: " + lastFailure;
+    }
+    if (connecting) {
+      return "connecting";
+    }
+    return channel != null ? "connection closed" : "not connected yet";
+  }
+
+  // Netty's connect exceptions append ": /host:port" to the cause; the message names the node.
+  private static String describe(Throwable cause) {
+    String message = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+    int address = message.indexOf(": /");
+    return address > 0 ? message.substring(0, address) : message;
   }
 
   /** Closes the connection and releases queued frames; later writes are released at once. */

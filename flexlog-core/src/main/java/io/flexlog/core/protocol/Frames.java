@@ -50,6 +50,8 @@ public final class Frames {
       case MessageType.SYNC_ENTRIES -> SyncEntriesDescriptor.validate(frame);
       case MessageType.APPEND_BATCH -> AppendBatchDescriptor.validate(frame);
       case MessageType.APPEND_BATCH_ACK -> AppendBatchAckDescriptor.validate(frame);
+      case MessageType.TAIL_REQUEST -> TailDescriptor.validateRequest(frame);
+      case MessageType.TAIL_RESPONSE -> TailDescriptor.validateResponse(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

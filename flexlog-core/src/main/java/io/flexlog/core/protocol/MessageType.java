@@ -115,6 +115,17 @@ public final class MessageType {
   /** Replica to client: the outcome (SN or error code) of some records of an APPEND_BATCH. */
   public static final byte APPEND_BATCH_ACK = 61;
 
+  // Codes 80-89: operating a cluster (docs/architecture.md#head-and-tail).
+
+  /**
+   * Client to a color's sequencer node (its tail: the last SN its role issued) or to a replica (its
+   * trim point and the tail it knows).
+   */
+  public static final byte TAIL_REQUEST = 80;
+
+  /** Answer to TAIL_REQUEST: the color's trim point and tail as the answering node knows them. */
+  public static final byte TAIL_RESPONSE = 81;
+
   private MessageType() {}
 
   public static String name(byte type) {
@@ -153,6 +164,8 @@ public final class MessageType {
       case SYNC_ENTRIES -> "SYNC_ENTRIES";
       case APPEND_BATCH -> "APPEND_BATCH";
       case APPEND_BATCH_ACK -> "APPEND_BATCH_ACK";
+      case TAIL_REQUEST -> "TAIL_REQUEST";
+      case TAIL_RESPONSE -> "TAIL_RESPONSE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

@@ -277,13 +277,11 @@ final class Forwarder {
         group.targetShard[index],
         code,
         message);
-    registry
-        .counter(
-            AtomicAppends.FORWARD_FAILURES_METRIC,
-            "node",
-            Integer.toString(nodeId),
-            "code",
-            code.name())
+    io.micrometer.core.instrument.Counter.builder(AtomicAppends.FORWARD_FAILURES_METRIC)
+        .tag("node", Integer.toString(nodeId))
+        .tag("code", code.name())
+        .description("atomic members whose forward failed for good, by error code")
+        .register(registry)
         .increment();
     group.sns[index] = -code.code();
     resolved(group, index);

@@ -37,6 +37,7 @@ public final class ReplicaAdapter {
       case MessageType.APPEND_BATCH -> engine.onAppendBatch(connection, frame);
       case MessageType.READ -> engine.onRead(connection, frame);
       case MessageType.TRIM -> engine.onTrim(connection, frame);
+      case MessageType.TAIL_REQUEST -> engine.onTailRequest(connection, frame);
       case MessageType.METADATA_REQUEST -> engine.onMetadataRequest(connection, frame);
       case MessageType.SUBSCRIBE -> engine.onSubscribe(connection, frame);
       case MessageType.SUBSCRIBE_CREDIT -> engine.onSubscribeCredit(connection, frame);

@@ -2,6 +2,8 @@ package io.flexlog.replica.node;
 
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.net.ConnectionGuard;
+import io.flexlog.core.net.ConnectionLimits;
 import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.replica.atomic.AtomicAppends;
@@ -63,10 +65,21 @@ public final class ReplicaNode implements AutoCloseable {
    * @param atomic the settings of atomic appends ({@code atomic.*})
    */
   public record Config(
-      int nodeId, String bindHost, int port, ReplicaLimits limits, AtomicConfig atomic) {
+      int nodeId,
+      String bindHost,
+      int port,
+      ReplicaLimits limits,
+      AtomicConfig atomic,
+      ConnectionLimits connections) {
     /** With the default settings of atomic appends. */
     public Config(int nodeId, String bindHost, int port, ReplicaLimits limits) {
       this(nodeId, bindHost, port, limits, AtomicConfig.defaults());
+    }
+
+    /** With the default connection limits. */
+    public Config(
+        int nodeId, String bindHost, int port, ReplicaLimits limits, AtomicConfig atomic) {
+      this(nodeId, bindHost, port, limits, atomic, ConnectionLimits.defaults());
     }
   }
 
@@ -131,6 +144,7 @@ public final class ReplicaNode implements AutoCloseable {
           engine.recover();
           engine.startHeartbeats();
         });
+    ConnectionGuard guard = new ConnectionGuard("replica " + config.nodeId(), config.connections());
     ServerBootstrap server =
         new ServerBootstrap()
             .group(group, group)
@@ -143,6 +157,7 @@ public final class ReplicaNode implements AutoCloseable {
                     clients.add(ch);
                     ch.pipeline()
                         .addLast(
+                            guard.newHandler(),
                             new FrameDecoder(Transport.MAX_FRAME_BYTES),
                             new ReplicaServerHandler(adapter, ch));
                   }

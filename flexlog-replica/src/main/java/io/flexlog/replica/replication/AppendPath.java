@@ -52,6 +52,8 @@ final class AppendPath {
   private final Counter appends;
   private final Counter duplicateAppends;
   private final DistributionSummary commitBatch;
+  private final ReplicaRuntime runtime;
+  private final ColorMeters colorMeters;
 
   AppendPath(
       ShardLogs shards,
@@ -60,8 +62,11 @@ final class AppendPath {
       SequencerGateway sequencers,
       ReplicaPublisher publisher,
       Runnable requestTurn,
+      Clocked clocked,
       MeterRegistry registry) {
     this.shards = shards;
+    this.runtime = clocked.runtime();
+    this.colorMeters = clocked.meters();
     this.storage = storage;
     this.limits = limits;
     this.sequencers = sequencers;
@@ -69,16 +74,29 @@ final class AppendPath {
     this.requestTurn = requestTurn;
     this.committedTokens = new TokenLongMap(1024, Sn.NONE, limits.dedupWindow());
     String node = Integer.toString(shards.nodeId());
-    appends = registry.counter("flexlog.replica.appends", "node", node);
-    duplicateAppends = registry.counter("flexlog.replica.appends.duplicate", "node", node);
+    appends =
+        Counter.builder("flexlog.replica.appends")
+            .tag("node", node)
+            .description("APPEND frames accepted (duplicates included)")
+            .register(registry);
+    duplicateAppends =
+        Counter.builder("flexlog.replica.appends.duplicate")
+            .tag("node", node)
+            .description("appends whose token was already pending or committed here (retries)")
+            .register(registry);
     commitBatch =
         DistributionSummary.builder("flexlog.replica.commit.batch")
             .tag("node", node)
+            .description("commits per event-loop turn")
             .register(registry);
     Gauge.builder("flexlog.replica.pending", pending, PendingAppends::size)
         .tag("node", node)
+        .description("appends stored here and waiting for their SN")
         .register(registry);
   }
+
+  /** The clock that latencies are measured on and the meters they go to. */
+  record Clocked(ReplicaRuntime runtime, ColorMeters meters) {}
 
   /** A record entry found by recovery: committed (readable) or pending (waits for its SN). */
   void onRecoveredEntry(
@@ -131,6 +149,8 @@ final class AppendPath {
     }
     slot = pending.add(session, sequence, address, shardId, colorId);
     pending.setWaiter(slot, c, requestId);
+    pending.setArrivalNs(slot, runtime.nanoTime());
+    colorMeters.appended(colorId, payload.readableBytes());
     long early = earlyAssignments.remove(session, sequence);
     if (early != Sn.NONE) {
       commit(slot, early);
@@ -444,6 +464,10 @@ final class AppendPath {
             pending.tokenSequence(slot),
             pending.sn(slot),
             pending.color(slot));
+        long arrival = pending.arrivalNs(slot);
+        if (arrival != 0) {
+          colorMeters.appendLatency(runtime.nanoTime() - arrival);
+        }
       }
       for (int k = i; k < i + run; k++) {
         publishCommit(committedSlots[k]);
@@ -493,6 +517,10 @@ final class AppendPath {
   }
 
   private void commit(int slot, long sn) {
+    long arrival = pending.arrivalNs(slot);
+    if (arrival != 0) {
+      colorMeters.orderLatency(runtime.nanoTime() - arrival);
+    }
     storage.commit(pending.address(slot), sn);
     pending.setSn(slot, sn);
     if (committedCount == committedSlots.length) {

@@ -20,6 +20,7 @@ final class PendingAppends {
   private int[] shard = new int[64];
   private int[] color = new int[64];
   private long[] sn = new long[64];
+  private long[] arrivalNs = new long[64];
   private Connection[] waiter = new Connection[64];
   private long[] waiterRequestId = new long[64];
   private boolean[] waiterBatch = new boolean[64];
@@ -43,6 +44,7 @@ final class PendingAppends {
     shard[slot] = shardId;
     color[slot] = colorId;
     sn[slot] = Sn.NONE;
+    arrivalNs[slot] = 0;
     waiter[slot] = null;
     slotByToken.put(session, sequence, slot);
     return slot;
@@ -57,6 +59,7 @@ final class PendingAppends {
       shard = Arrays.copyOf(shard, n);
       color = Arrays.copyOf(color, n);
       sn = Arrays.copyOf(sn, n);
+      arrivalNs = Arrays.copyOf(arrivalNs, n);
       waiter = Arrays.copyOf(waiter, n);
       waiterRequestId = Arrays.copyOf(waiterRequestId, n);
       waiterBatch = Arrays.copyOf(waiterBatch, n);
@@ -108,6 +111,15 @@ final class PendingAppends {
 
   int color(int slot) {
     return color[slot];
+  }
+
+  /** When the APPEND arrived ({@link ReplicaRuntime#nanoTime}), 0 for a recovered entry. */
+  long arrivalNs(int slot) {
+    return arrivalNs[slot];
+  }
+
+  void setArrivalNs(int slot, long nanos) {
+    arrivalNs[slot] = nanos;
   }
 
   long sn(int slot) {

@@ -33,6 +33,7 @@ final class ReadPath {
   private final Counter readsAbsent;
   private final Counter readsRetry;
   private final Counter readsTrimmed;
+  private final ColorMeters colorMeters;
 
   ReadPath(
       ShardLogs shards,
@@ -40,23 +41,36 @@ final class ReadPath {
       ReplicaLimits limits,
       ReplicaRuntime runtime,
       ReplicaPublisher publisher,
+      ColorMeters colorMeters,
       MeterRegistry registry) {
+    this.colorMeters = colorMeters;
     this.shards = shards;
     this.storage = storage;
     this.limits = limits;
     this.runtime = runtime;
     this.publisher = publisher;
     String node = Integer.toString(shards.nodeId());
-    readsFound = registry.counter("flexlog.replica.reads", "node", node, "result", "found");
-    readsAbsent = registry.counter("flexlog.replica.reads", "node", node, "result", "absent");
-    readsRetry = registry.counter("flexlog.replica.reads", "node", node, "result", "retry");
-    readsTrimmed = registry.counter("flexlog.replica.reads", "node", node, "result", "trimmed");
+    readsFound = reads(registry, node, "found");
+    readsAbsent = reads(registry, node, "absent");
+    readsRetry = reads(registry, node, "retry");
+    readsTrimmed = reads(registry, node, "trimmed");
+  }
+
+  private static Counter reads(MeterRegistry registry, String node, String result) {
+    return Counter.builder("flexlog.replica.reads")
+        .tag("node", node)
+        .tag("result", result)
+        .description("READ answers by result (found, absent, retry, trimmed)")
+        .register(registry);
   }
 
   /** READ: answered now if it can be decided, held otherwise. */
   void onRead(Connection c, long requestId, int colorId, long sn) {
-    if (!tryAnswer(c, requestId, colorId, sn, false)) {
-      HeldRead read = new HeldRead(c, requestId, colorId, sn);
+    long arrivalNs = runtime.nanoTime();
+    if (tryAnswer(c, requestId, colorId, sn, false)) {
+      colorMeters.readLatency(runtime.nanoTime() - arrivalNs);
+    } else {
+      HeldRead read = new HeldRead(c, requestId, colorId, sn, arrivalNs);
       held.add(read);
       read.timeout = runtime.schedule(() -> expire(read), limits.readHold().toNanos());
     }
@@ -69,6 +83,7 @@ final class ReadPath {
       if (tryAnswer(read.connection, read.requestId, read.colorId, read.sn, false)) {
         held.remove(i);
         read.timeout.cancel();
+        colorMeters.readLatency(runtime.nanoTime() - read.arrivalNs);
       }
     }
   }
@@ -89,6 +104,7 @@ final class ReadPath {
   private void expire(HeldRead read) {
     if (held.remove(read)) {
       tryAnswer(read.connection, read.requestId, read.colorId, read.sn, true);
+      colorMeters.readLatency(runtime.nanoTime() - read.arrivalNs);
       read.connection.flush();
     }
   }
@@ -123,6 +139,7 @@ final class ReadPath {
       long address = log.index.address(sn);
       if (address != SnIndex.NOT_FOUND) {
         readsFound.increment();
+        colorMeters.read(colorId);
         publisher.found(c, requestId, colorId, sn, address, log.committedThrough());
         return true;
       }
@@ -157,13 +174,15 @@ final class ReadPath {
     final long requestId;
     final int colorId;
     final long sn;
+    final long arrivalNs;
     ReplicaRuntime.Timer timeout;
 
-    HeldRead(Connection connection, long requestId, int colorId, long sn) {
+    HeldRead(Connection connection, long requestId, int colorId, long sn, long arrivalNs) {
       this.connection = connection;
       this.requestId = requestId;
       this.colorId = colorId;
       this.sn = sn;
+      this.arrivalNs = arrivalNs;
     }
   }
 }

@@ -10,6 +10,7 @@ import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SyncEntriesDescriptor;
 import io.flexlog.core.protocol.SyncFetchDescriptor;
+import io.flexlog.core.protocol.TailDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
@@ -110,6 +111,11 @@ final class ReplicaPublisher {
 
   void trimmed(Connection c, long requestId, int colorId, long trimPoint, long tail) {
     c.write(TrimResponseDescriptor.encode(c.alloc(), requestId, colorId, trimPoint, tail));
+    replied(c);
+  }
+
+  void tail(Connection c, long requestId, int colorId, long trimPoint, long tail) {
+    c.write(TailDescriptor.encodeResponse(c.alloc(), requestId, colorId, trimPoint, tail));
     replied(c);
   }
 

@@ -12,6 +12,7 @@ import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
 import io.flexlog.core.protocol.SyncFetchDescriptor;
+import io.flexlog.core.protocol.TailDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
@@ -66,9 +67,20 @@ public final class ReplicationEngine {
     Runnable requestTurn = this::requestEndOfTurn;
     this.shards = new ShardLogs(nodeId, topology);
     this.publisher = new ReplicaPublisher(nodeId, storage, requestTurn);
+    ColorMeters colorMeters =
+        new ColorMeters(
+            registry, Integer.toString(nodeId), id -> ColorMeters.name(shards.topology(), id));
     this.appends =
-        new AppendPath(shards, storage, limits, sequencers, publisher, requestTurn, registry);
-    this.reads = new ReadPath(shards, storage, limits, runtime, publisher, registry);
+        new AppendPath(
+            shards,
+            storage,
+            limits,
+            sequencers,
+            publisher,
+            requestTurn,
+            new AppendPath.Clocked(runtime, colorMeters),
+            registry);
+    this.reads = new ReadPath(shards, storage, limits, runtime, publisher, colorMeters, registry);
     this.trims = new Trims(shards, storage, publisher, registry);
     this.subscriptions =
         new SubscriptionService(shards, storage, limits, runtime, publisher, requestTurn, registry);
@@ -229,6 +241,11 @@ public final class ReplicationEngine {
         FrameDescriptor.requestId(frame),
         TrimDescriptor.colorId(frame),
         TrimDescriptor.sn(frame));
+  }
+
+  /** TAIL_REQUEST: see {@link Trims#onTailRequest}. */
+  public void onTailRequest(Connection c, ByteBuf frame) {
+    trims.onTailRequest(c, FrameDescriptor.requestId(frame), TailDescriptor.colorId(frame));
   }
 
   public void onMetadataRequest(Connection c, ByteBuf frame) {

@@ -106,10 +106,12 @@ final class SubscriptionService {
     String node = Integer.toString(shards.nodeId());
     Gauge.builder("flexlog.replica.subscriptions", this, SubscriptionService::openCount)
         .tag("node", node)
+        .description("open subscription streams")
         .register(registry);
     FunctionCounter.builder(
             "flexlog.replica.subscription.records", this, SubscriptionService::recordsSent)
         .tag("node", node)
+        .description("records sent on subscriptions")
         .register(registry);
     FunctionCounter.builder(
             "flexlog.replica.subscription.heartbeats", this, SubscriptionService::heartbeatsSent)

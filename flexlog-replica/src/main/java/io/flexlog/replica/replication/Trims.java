@@ -31,14 +31,31 @@ final class Trims {
     this.storage = storage;
     this.publisher = publisher;
     this.trims =
-        registry.counter("flexlog.replica.trims", "node", Integer.toString(shards.nodeId()));
+        Counter.builder("flexlog.replica.trims")
+            .tag("node", Integer.toString(shards.nodeId()))
+            .description("TRIM requests applied")
+            .register(registry);
   }
 
-  void onTrim(Connection c, long requestId, int colorId, long sn) {
-    int nodeId = shards.nodeId();
+  /**
+   * TAIL_REQUEST: the color's trim point here and the largest SN of the color this replica knows to
+   * be assigned (docs/architecture.md#head-and-tail).
+   */
+  void onTailRequest(Connection c, long requestId, int colorId) {
+    long tail = hostedTail(c, requestId, colorId);
+    if (tail >= 0) {
+      publisher.tail(c, requestId, colorId, storage.trimPoint(colorId), tail);
+    }
+  }
+
+  /**
+   * The largest SN of the color assigned on this replica's shards of its subtree, or -1 after
+   * answering an error (an unknown color, no such shard here).
+   */
+  private long hostedTail(Connection c, long requestId, int colorId) {
     if (!shards.knowsColor(colorId)) {
       publisher.error(c, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
-      return;
+      return -1;
     }
     boolean hosted = false;
     long tail = Sn.NONE;
@@ -53,7 +70,16 @@ final class Trims {
           c,
           requestId,
           ErrorCode.UNKNOWN_SHARD,
-          "replica node " + nodeId + " hosts no shard of color id " + colorId);
+          "replica node " + shards.nodeId() + " hosts no shard of color id " + colorId);
+      return -1;
+    }
+    return tail;
+  }
+
+  void onTrim(Connection c, long requestId, int colorId, long sn) {
+    int nodeId = shards.nodeId();
+    long tail = hostedTail(c, requestId, colorId);
+    if (tail < 0) {
       return;
     }
     if (sn < 0) {

@@ -270,6 +270,16 @@ public final class OrderingService {
   }
 
   /** RANGE_REQUEST from a child node; see {@link ChildLinks#onRangeRequest}. */
+  /**
+   * The tail of a color whose role this node hosts: the last SN the role issued, or {@code epoch.0}
+   * before the first of its epoch; -1 when the role is not here
+   * (docs/architecture.md#head-and-tail).
+   */
+  long tailOf(int colorId) {
+    OrderingTables.HostedColor hosted = tables.hosted(colorId);
+    return hosted == null ? -1 : hosted.role.watermark();
+  }
+
   Rejection onRangeRequest(PeerLink link, ByteBuf frame) {
     Rejection rejection = childLinks.onRangeRequest(link, frame);
     scheduleEndOfTurn();

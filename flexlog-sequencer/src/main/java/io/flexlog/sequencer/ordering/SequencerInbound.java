@@ -1,9 +1,12 @@
 package io.flexlog.sequencer.ordering;
 
+import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.MetadataDescriptor;
+import io.flexlog.core.protocol.TailDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -51,6 +54,7 @@ public final class SequencerInbound {
           case MessageType.HELLO -> service.onHello(link, frame);
           case MessageType.SEQUENCER_HELLO -> service.onSequencerHello(link, frame);
           case MessageType.RANGE_REQUEST -> service.onRangeRequest(link, frame);
+          case MessageType.TAIL_REQUEST -> onTailRequest(link, requestId, frame);
           case MessageType.METADATA_REQUEST -> {
             link.out()
                 .write(
@@ -70,12 +74,25 @@ public final class SequencerInbound {
     return null;
   }
 
+  private Rejection onTailRequest(PeerLink link, long requestId, ByteBuf frame) {
+    int colorId = TailDescriptor.colorId(frame);
+    long tail = service.tailOf(colorId);
+    if (tail < 0) {
+      return new Rejection(
+          ErrorCode.UNKNOWN_COLOR, "this sequencer node hosts no role of color id " + colorId);
+    }
+    link.out().write(TailDescriptor.encodeResponse(alloc, requestId, colorId, Sn.NONE, tail));
+    link.out().flush();
+    return null;
+  }
+
   private static boolean accepts(byte type) {
     return type == MessageType.ORDER_REQUEST
         || type == MessageType.HELLO
         || type == MessageType.SEQUENCER_HELLO
         || type == MessageType.RANGE_REQUEST
-        || type == MessageType.METADATA_REQUEST;
+        || type == MessageType.METADATA_REQUEST
+        || type == MessageType.TAIL_REQUEST;
   }
 
   /** The connection closed. */

@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 final class AdminOptions {
   @Option(
       names = "--admin",
+      paramLabel = "HOST:PORT",
       defaultValue = "127.0.0.1:7090",
       description =
           "host:port of the admin service (default: ${DEFAULT-VALUE}, the dev cluster's).")
@@ -15,6 +16,7 @@ final class AdminOptions {
 
   @Option(
       names = "--timeout-ms",
+      paramLabel = "MS",
       defaultValue = "10000",
       description = "Operation timeout in ms (default: ${DEFAULT-VALUE}).")
   long timeoutMs;

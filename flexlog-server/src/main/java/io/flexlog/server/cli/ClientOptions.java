@@ -9,12 +9,14 @@ import picocli.CommandLine.Option;
 final class ClientOptions {
   @Option(
       names = "--bootstrap",
+      paramLabel = "HOST:PORT",
       defaultValue = "127.0.0.1:7070",
       description = "host:port of any node (default: ${DEFAULT-VALUE}).")
   String bootstrap;
 
   @Option(
       names = "--timeout-ms",
+      paramLabel = "MS",
       defaultValue = "10000",
       description = "Operation timeout in ms (default: ${DEFAULT-VALUE}).")
   long timeoutMs;

@@ -33,33 +33,45 @@ final class ColorsCommand implements Runnable {
       name = "add",
       mixinStandardHelpOptions = true,
       description = {
-        "Create a color under an existing parent, with new shards placed on distinct",
-        "replica nodes (least-loaded first). Idempotent: the same settings again succeed."
+        "Create a color under an existing parent.",
+        "Its new shards are placed on distinct replica nodes (least-loaded first). Idempotent:"
+            + " the same settings again succeed."
       })
   static final class Add implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin AdminOptions admin;
 
-    @Option(names = "--name", required = true, description = "The new color's name.")
+    @Option(
+        names = "--name",
+        paramLabel = "NAME",
+        required = true,
+        description = "The new color's name.")
     String name;
 
-    @Option(names = "--parent", required = true, description = "The parent color, e.g. global.")
+    @Option(
+        names = "--parent",
+        paramLabel = "COLOR",
+        required = true,
+        description = "The parent color, e.g. global.")
     String parent;
 
     @Option(
         names = "--shards",
+        paramLabel = "S",
         defaultValue = "1",
         description = "Shards attached to the color (default: ${DEFAULT-VALUE}).")
     int shards;
 
     @Option(
         names = "--replication",
+        paramLabel = "R",
         defaultValue = "3",
         description = "Replicas per shard (default: ${DEFAULT-VALUE}).")
     int replication;
 
     @Option(
         names = "--sequencer-node",
+        paramLabel = "N",
         description = "The sequencer node to host the color's role (default: the parent's).")
     Integer sequencerNode;
 
@@ -126,8 +138,8 @@ final class ColorsCommand implements Runnable {
       name = "list",
       mixinStandardHelpOptions = true,
       description = {
-        "Print every color, one per line: name, parent ('-' for the root), number of",
-        "shards attached to it."
+        "Print every color, one per line.",
+        "Each line: name, parent ('-' for the root), number of shards attached to it."
       })
   static final class ListColors implements Callable<Integer> {
     @Spec CommandSpec spec;

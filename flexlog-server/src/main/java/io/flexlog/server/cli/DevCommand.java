@@ -17,21 +17,25 @@ import picocli.CommandLine.Option;
     name = "dev",
     mixinStandardHelpOptions = true,
     description = {
-      "Run an embedded dev cluster on 127.0.0.1: one sequencer and one shard of three replicas.",
-      "The sequencer listens on --port (the bootstrap address), the replicas on the next three.",
-      "With --tree: a root sequencer (global) and two leaf sequencers (left, right) on --port",
-      "and the next two ports, each leaf with two shards of three replicas on six replica nodes",
-      "(the next six ports). The admin service (colors add/list) listens on --admin-port."
+      "Run an embedded dev cluster on 127.0.0.1.",
+      "One sequencer and one shard of three replicas: the sequencer listens on --port (the"
+          + " bootstrap address), the replicas on the next three ports.",
+      "With --tree: a root sequencer (global) and two leaf sequencers (left, right) on --port and"
+          + " the next two ports, each leaf with two shards of three replicas on six replica nodes"
+          + " (the next six ports).",
+      "The admin service (colors add/list) listens on --admin-port."
     })
 final class DevCommand implements Callable<Integer> {
   @Option(
       names = "--data",
+      paramLabel = "DIR",
       defaultValue = "flexlog-data",
       description = "Data directory (default: ${DEFAULT-VALUE}).")
   Path data;
 
   @Option(
       names = "--port",
+      paramLabel = "PORT",
       defaultValue = "7070",
       description = "Bootstrap port (default: ${DEFAULT-VALUE}).")
   int port;
@@ -43,29 +47,34 @@ final class DevCommand implements Callable<Integer> {
 
   @Option(
       names = "--admin-port",
+      paramLabel = "PORT",
       description = "Port of the admin gRPC service (default: --port + 20, i.e. 7090).")
   Integer adminPort;
 
   @Option(
       names = "--engine",
+      paramLabel = "ENGINE",
       defaultValue = "auto",
       description = "Storage engine: auto, llpl or mapped (default: ${DEFAULT-VALUE}).")
   String engine;
 
   @Option(
       names = "--durability",
+      paramLabel = "MODE",
       defaultValue = "process",
       description = "pmem, process or fsync (default: ${DEFAULT-VALUE}).")
   String durability;
 
   @Option(
       names = "--pm-bytes",
+      paramLabel = "SIZE",
       defaultValue = "256MiB",
       description = "Log capacity per replica (default: ${DEFAULT-VALUE}).")
   String pmBytes;
 
   @Option(
       names = "--cache-bytes",
+      paramLabel = "SIZE",
       defaultValue = "64MiB",
       description =
           "Off-heap record cache per replica, 0 for none (default: ${DEFAULT-VALUE}). With a small"
@@ -74,6 +83,7 @@ final class DevCommand implements Callable<Integer> {
 
   @Option(
       names = "--metrics-port",
+      paramLabel = "PORT",
       defaultValue = "0",
       description = "Serve Prometheus metrics on this port (0: off).")
   int metricsPort;

@@ -1,6 +1,7 @@
 package io.flexlog.server.cli;
 
 import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.util.FlexLogVersion;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,12 +23,15 @@ import picocli.CommandLine.Command;
       ReadCommand.class,
       TailCommand.class,
       TrimCommand.class,
+      DescribeCommand.class,
+      StatusCommand.class,
       ColorsCommand.class,
       GroupsCommand.class
     })
 public final class FlexLogCli {
   private static final java.util.Set<String> CLIENT_COMMANDS =
-      java.util.Set.of("append", "read", "tail", "trim", "colors", "groups", "bench");
+      java.util.Set.of(
+          "append", "read", "tail", "trim", "describe", "status", "colors", "groups", "bench");
 
   public static void main(String[] args) {
     if (args.length > 0 && CLIENT_COMMANDS.contains(args[0])) {
@@ -42,6 +46,7 @@ public final class FlexLogCli {
     for (CliExtension extension : ServiceLoader.load(CliExtension.class)) {
       cmd.addSubcommand(extension.command());
     }
+    shareVersion(cmd, new Version());
     cmd.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof IllegalArgumentException) {
@@ -59,12 +64,25 @@ public final class FlexLogCli {
     return cmd;
   }
 
-  /** The version from the jar manifest, or "dev" when run from classes. */
+  /** The build's version and the Java runtime, for {@code -V} on every command. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String version = FlexLogCli.class.getPackage().getImplementationVersion();
-      return new String[] {"FlexLog " + (version == null ? "dev" : version)};
+      return new String[] {
+        "FlexLog "
+            + FlexLogVersion.version()
+            + " (Java "
+            + Runtime.version()
+            + ", "
+            + System.getProperty("java.vm.name")
+            + ")"
+      };
     }
+  }
+
+  // Subcommands, extensions included, answer -V with the same version as the top command.
+  private static void shareVersion(CommandLine cmd, CommandLine.IVersionProvider version) {
+    cmd.getCommandSpec().versionProvider(version);
+    cmd.getSubcommands().values().forEach(sub -> shareVersion(sub, version));
   }
 }

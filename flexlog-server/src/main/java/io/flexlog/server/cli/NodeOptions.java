@@ -5,15 +5,28 @@ import picocli.CommandLine.Option;
 
 /** Options shared by the commands that run one node of a multi-process cluster. */
 final class NodeOptions {
-  @Option(names = "--config", required = true, description = "The cluster file (YAML).")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      required = true,
+      description = "The cluster file (YAML).")
   Path config;
 
-  @Option(names = "--node-id", description = "This node's id (default: node.id in the file).")
+  @Option(
+      names = "--node-id",
+      paramLabel = "N",
+      description = "This node's id (default: node.id in the file).")
   Integer nodeId;
 
-  @Option(names = "--data", description = "Data directory (default: node.data-dir in the file).")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Data directory (default: node.data-dir in the file).")
   Path data;
 
-  @Option(names = "--metrics-port", description = "Serve Prometheus metrics on this port.")
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description = "Serve Prometheus metrics on this port.")
   Integer metricsPort;
 }

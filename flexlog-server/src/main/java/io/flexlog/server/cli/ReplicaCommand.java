@@ -14,13 +14,16 @@ import picocli.CommandLine.Option;
 final class ReplicaCommand implements Callable<Integer> {
   @Mixin NodeOptions options;
 
-  @Option(names = "--engine", description = "Storage engine: auto, llpl or mapped.")
+  @Option(
+      names = "--engine",
+      paramLabel = "ENGINE",
+      description = "Storage engine: auto, llpl or mapped.")
   String engine;
 
-  @Option(names = "--durability", description = "pmem, process or fsync.")
+  @Option(names = "--durability", paramLabel = "MODE", description = "pmem, process or fsync.")
   String durability;
 
-  @Option(names = "--pm-bytes", description = "Log capacity, e.g. 256MiB.")
+  @Option(names = "--pm-bytes", paramLabel = "SIZE", description = "Log capacity, e.g. 256MiB.")
   String pmBytes;
 
   @Override

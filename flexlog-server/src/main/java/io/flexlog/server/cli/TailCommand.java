@@ -3,12 +3,8 @@ package io.flexlog.server.cli;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
-import java.io.PrintWriter;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.Callable;
@@ -16,20 +12,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(
     name = "tail",
     mixinStandardHelpOptions = true,
     description = {
       "Print the records of a color as they arrive, in SN order, until Ctrl-C (or --max).",
-      "One line per record: SN<TAB>length<TAB>payload. The SN is a plain decimal number, usable"
-          + " with 'read --sn' and '--from'. The payload is printed as UTF-8 text when it is"
-          + " printable, else as 0x and the hex of its first "
+      "One line per record. --format text (the default): SN<TAB>length<TAB>payload; the SN is"
+          + " a plain decimal number, usable with 'read --sn' and '--from'; the payload is"
+          + " printed as UTF-8 text when it is printable, else as 0x and the hex of its first "
           + TailCommand.HEX_PREFIX_BYTES
-          + " bytes (with ... if longer)."
+          + " bytes (with ... if longer). --format hex: SN<TAB>length<TAB>all of the payload in"
+          + " hex. --format raw: each payload's bytes and a newline. --format json: one JSON"
+          + " object per record (color, sn, length, payload_base64, payload_utf8 if valid)."
     })
 final class TailCommand implements Callable<Integer> {
   static final int HEX_PREFIX_BYTES = 32;
@@ -37,32 +33,44 @@ final class TailCommand implements Callable<Integer> {
 
   @Mixin ClientOptions client;
 
-  @Spec CommandSpec spec;
-
-  @Option(names = "--color", required = true, description = "The color to follow.")
+  @Option(
+      names = "--color",
+      paramLabel = "COLOR",
+      required = true,
+      description = "The color to follow.")
   String color;
 
   @Option(
       names = "--from",
+      paramLabel = "SN",
       defaultValue = "0",
       description = "Start at the first record with SN >= this (default: ${DEFAULT-VALUE}, all).")
   long from;
 
   @Option(
       names = "--max",
+      paramLabel = "N",
       defaultValue = "0",
       description = "Stop after this many records (default: 0, never).")
   long max;
 
+  @Option(
+      names = "--format",
+      paramLabel = "FORMAT",
+      defaultValue = "text",
+      description = RecordFormat.HELP)
+  String format;
+
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() throws InterruptedException, IOException {
+    RecordFormat output = RecordFormat.parse(format);
     if (from < 0) {
       throw new IllegalArgumentException("--from must be an SN >= 0, got " + from);
     }
     if (max < 0) {
       throw new IllegalArgumentException("--max must be >= 0, got " + max);
     }
-    PrintWriter out = spec.commandLine().getOut();
+    PrintStream out = System.out;
     CountDownLatch finished = new CountDownLatch(1);
     try (FlexLog log = client.connect();
         RecordStream stream = log.subscribe(color, from)) {
@@ -85,8 +93,7 @@ final class TailCommand implements Callable<Integer> {
             break;
           }
           if (record != null) {
-            out.println(format(record));
-            out.flush();
+            output.writeLine(record, out);
             printed++;
           }
         }
@@ -122,20 +129,10 @@ final class TailCommand implements Callable<Integer> {
   }
 
   static String printable(byte[] payload) {
-    try {
-      CharBuffer text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(payload));
-      boolean printable =
-          text.chars().allMatch(c -> c == '\t' || (!Character.isISOControl(c) && c != 0x2028));
-      if (printable) {
-        return text.toString();
-      }
-    } catch (CharacterCodingException e) {
-      // not UTF-8: fall through to hex
+    String text = RecordFormat.utf8(payload);
+    if (text != null
+        && text.chars().allMatch(c -> c == '\t' || (!Character.isISOControl(c) && c != 0x2028))) {
+      return text;
     }
     int shown = Math.min(payload.length, HEX_PREFIX_BYTES);
     return "0x"

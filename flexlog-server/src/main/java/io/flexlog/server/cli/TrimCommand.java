@@ -24,11 +24,16 @@ final class TrimCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--color", required = true, description = "The color to trim.")
+  @Option(
+      names = "--color",
+      paramLabel = "COLOR",
+      required = true,
+      description = "The color to trim.")
   String color;
 
   @Option(
       names = "--sn",
+      paramLabel = "SN",
       required = true,
       description = "The new trim point: records at or below it are dropped.")
   long sn;

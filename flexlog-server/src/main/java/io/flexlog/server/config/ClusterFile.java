@@ -296,7 +296,8 @@ public final class ClusterFile {
         segmentDir,
         values.get(ClusterFileDef.SEGMENT_BYTES),
         ClusterFileDef.atomic(values),
-        values.get(ClusterFileDef.SUBSCRIBE_HEARTBEAT));
+        values.get(ClusterFileDef.SUBSCRIBE_HEARTBEAT),
+        ClusterFileDef.connections(values, maxRecordBytes));
   }
 
   private static int nodeId(ConfigValues values) {

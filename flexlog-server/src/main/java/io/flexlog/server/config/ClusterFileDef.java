@@ -7,6 +7,8 @@ import io.flexlog.core.config.ConfigKey.Importance;
 import io.flexlog.core.config.ConfigValues;
 import io.flexlog.core.config.DataSize;
 import io.flexlog.core.config.Validator;
+import io.flexlog.core.net.ConnectionLimits;
+import io.flexlog.core.net.Transport;
 import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.StorageEngines;
@@ -199,7 +201,59 @@ public final class ClusterFileDef {
                       + " that its subscriber can tell an idle replica from a dead link. Keep the"
                       + " clients' subscribe.liveness.timeout.ms a few times larger."));
 
+  public static final ConfigKey<Duration> IDLE_TIMEOUT =
+      NODE.define(
+          ConfigKey.duration("idle-timeout-ms", ConnectionLimits.DEFAULT_IDLE_TIMEOUT)
+              .validator(Validator.positiveDuration())
+              .doc(
+                  "An accepted data-plane connection that neither sends nor receives a byte for"
+                      + " this long is closed (logged once with the peer's address)."));
+
+  public static final ConfigKey<Duration> FRAME_TIMEOUT =
+      NODE.define(
+          ConfigKey.duration("frame-timeout-ms", ConnectionLimits.DEFAULT_FRAME_TIMEOUT)
+              .validator(Validator.positiveDuration())
+              .doc(
+                  "An accepted connection whose current frame started arriving this long ago and"
+                      + " is still incomplete is closed (logged once with the peer's address)."));
+
+  public static final ConfigKey<Long> MAX_FRAME_BYTES =
+      NODE.define(
+          ConfigKey.dataSize("max-frame-bytes", null)
+              .defaultDoc("the larger of 16MiB and max-record-bytes + 64KiB")
+              .validator(Validator.between(16, Transport.MAX_FRAME_BYTES))
+              .doc(
+                  "The largest frame a peer may announce on an accepted connection, so the most"
+                      + " one connection makes the node buffer; a larger one closes the"
+                      + " connection before it is buffered."));
+
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      NODE.define(
+          ConfigKey.integer("max-connections", null)
+              .defaultDoc("three quarters of the process's file-descriptor limit")
+              .validator(Validator.positive())
+              .doc(
+                  "The most accepted data-plane connections open at once; more are closed at"
+                      + " once, logged at most once a second with the peer's address."));
+
   private ClusterFileDef() {}
+
+  /** The bound on an accepted connection's frame when max-frame-bytes is not set. */
+  public static int defaultMaxFrameBytes(int maxRecordBytes) {
+    return (int)
+        Math.min(Transport.MAX_FRAME_BYTES, Math.max(16L << 20, maxRecordBytes + (64L << 10)));
+  }
+
+  /** The connection limits of the node section, frames bounded for {@code maxRecordBytes}. */
+  public static ConnectionLimits connections(ConfigValues node, int maxRecordBytes) {
+    Long frame = node.get(MAX_FRAME_BYTES);
+    Integer max = node.get(MAX_CONNECTIONS);
+    return new ConnectionLimits(
+        node.get(IDLE_TIMEOUT),
+        node.get(FRAME_TIMEOUT),
+        frame != null ? frame.intValue() : defaultMaxFrameBytes(maxRecordBytes),
+        max != null ? max : ConnectionLimits.defaultMaxConnections());
+  }
 
   /**
    * The replica's settings of atomic appends.

@@ -2,6 +2,7 @@ package io.flexlog.server.config;
 
 import io.flexlog.core.config.ConfigException;
 import io.flexlog.core.config.DataSize;
+import io.flexlog.core.net.ConnectionLimits;
 import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
@@ -30,6 +31,9 @@ import java.time.Duration;
  *     atomic-forward-retry-ms}, {@code atomic-forward-retry-max-ms})
  * @param subscribeHeartbeat how often idle subscriptions repeat their progress ({@code
  *     subscribe-heartbeat-ms})
+ * @param connections the limits on accepted data-plane connections ({@code idle-timeout-ms}, {@code
+ *     frame-timeout-ms}, {@code max-frame-bytes}, {@code max-connections}); null for the defaults,
+ *     with frames bounded by the cluster's max-record-bytes
  */
 public record NodeSettings(
     int nodeId,
@@ -45,7 +49,8 @@ public record NodeSettings(
     Path segmentDir,
     long segmentBytes,
     AtomicConfig atomic,
-    Duration subscribeHeartbeat) {
+    Duration subscribeHeartbeat,
+    ConnectionLimits connections) {
   public static final String AUTO = "auto";
   public static final long DEFAULT_PM_BYTES = 256L << 20;
   public static final String SEGMENTS_SUBDIR = "segments";
@@ -83,6 +88,48 @@ public record NodeSettings(
       subscribeHeartbeat = ReplicaLimits.DEFAULT_HEARTBEAT_INTERVAL;
     }
     ClusterFileDef.SUBSCRIBE_HEARTBEAT.validate(subscribeHeartbeat);
+  }
+
+  /** Settings with the default connection limits. */
+  public NodeSettings(
+      int nodeId,
+      Path dataDir,
+      String engine,
+      DurabilityMode durability,
+      long pmBytes,
+      long chunkBytes,
+      Duration readHold,
+      int metricsPort,
+      long cacheBytes,
+      double pmHighWatermark,
+      Path segmentDir,
+      long segmentBytes,
+      AtomicConfig atomic,
+      Duration subscribeHeartbeat) {
+    this(
+        nodeId,
+        dataDir,
+        engine,
+        durability,
+        pmBytes,
+        chunkBytes,
+        readHold,
+        metricsPort,
+        cacheBytes,
+        pmHighWatermark,
+        segmentDir,
+        segmentBytes,
+        atomic,
+        subscribeHeartbeat,
+        null);
+  }
+
+  /** The connection limits, frames bounded for {@code maxRecordBytes} unless set. */
+  public ConnectionLimits connectionLimits(int maxRecordBytes) {
+    return connections != null
+        ? connections
+        : ConnectionLimits.defaults()
+            .withMaxFrameBytes(ClusterFileDef.defaultMaxFrameBytes(maxRecordBytes));
   }
 
   /** Settings with the defaults of atomic appends and the default subscription heartbeat. */
@@ -167,6 +214,7 @@ public record NodeSettings(
         segmentDir,
         segmentBytes,
         atomic,
-        subscribeHeartbeat);
+        subscribeHeartbeat,
+        connections);
   }
 }

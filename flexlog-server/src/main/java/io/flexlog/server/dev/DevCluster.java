@@ -10,6 +10,7 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.server.DataDirectoryLock;
 import io.flexlog.server.Nodes;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.ClusterFileDef;
@@ -155,13 +156,21 @@ public final class DevCluster implements AutoCloseable {
   }
 
   private final Layout layout;
+  private final DataDirectoryLock lock;
   private final List<SequencerNode> sequencers;
   private final List<ReplicaNode> replicas;
+  // One per node directory, so that a node command on dev's node directory is refused as well.
+  private final List<DataDirectoryLock> nodeLocks = new ArrayList<>();
   private ClusterController controller;
   private AdminServer admin;
 
-  private DevCluster(Layout layout, List<SequencerNode> sequencers, List<ReplicaNode> replicas) {
+  private DevCluster(
+      Layout layout,
+      DataDirectoryLock lock,
+      List<SequencerNode> sequencers,
+      List<ReplicaNode> replicas) {
     this.layout = layout;
+    this.lock = lock;
     this.sequencers = sequencers;
     this.replicas = replicas;
   }
@@ -220,56 +229,79 @@ public final class DevCluster implements AutoCloseable {
    * Starts a cluster of any shape in one process: every sequencer and replica node of {@code
    * configured}, each with data under the options' data directory. The port in {@code options} is
    * unused; the topology's addresses are.
+   *
+   * <p>The data directory is locked first ({@link DataDirectoryLock}): a directory another process
+   * uses is refused before anything in it is read or written, and a start that fails removes the
+   * directory again if it created it.
+   *
+   * @throws io.flexlog.server.DataDirectoryLockedException when another process holds the directory
    */
   public static DevCluster start(
+      Topology configured, Options options, MeterRegistry registry, PrintStream banner)
+      throws Exception {
+    DataDirectoryLock lock = DataDirectoryLock.acquire(options.dataDir(), "flexlog dev cluster");
+    DevCluster cluster =
+        new DevCluster(options.layout(), lock, new ArrayList<>(), new ArrayList<>());
+    try {
+      cluster.startNodes(configured, options, registry, banner);
+    } catch (Exception | Error e) {
+      cluster.closeNodes();
+      cluster.nodeLocks.forEach(DataDirectoryLock::closeAfterFailedStart);
+      lock.closeAfterFailedStart();
+      throw e;
+    }
+    return cluster;
+  }
+
+  private void startNodes(
       Topology configured, Options options, MeterRegistry registry, PrintStream banner)
       throws Exception {
     MetadataStore store = new MetadataStore(dataDir(options, ROOT_NODE, true));
     requireSameLayout(store, configured, options);
     Topology topology = TopologyBootstrap.resolve(configured, store, true);
     int maxRecordBytes = ReplicaLimits.DEFAULT_MAX_RECORD_BYTES;
-    DevCluster cluster = new DevCluster(options.layout(), new ArrayList<>(), new ArrayList<>());
-    try {
-      for (NodeAddress node : topology.nodes().values()) {
-        if (node.kind() == NodeAddress.Kind.SEQUENCER) {
-          cluster.sequencers.add(
-              Nodes.startSequencer(
-                  topology,
-                  settings(options, node.id(), dataDir(options, node.id(), true)),
-                  maxRecordBytes,
-                  registry));
-        }
+    for (NodeAddress node : topology.nodes().values()) {
+      if (node.kind() == NodeAddress.Kind.SEQUENCER) {
+        sequencers.add(
+            Nodes.startSequencer(
+                topology,
+                settings(options, node.id(), lockedDataDir(options, node.id(), true)),
+                maxRecordBytes,
+                registry));
       }
-      for (NodeAddress node : topology.nodes().values()) {
-        if (node.kind() == NodeAddress.Kind.REPLICA) {
-          cluster.replicas.add(
-              Nodes.startReplica(
-                  topology,
-                  settings(options, node.id(), dataDir(options, node.id(), false)),
-                  maxRecordBytes,
-                  registry,
-                  banner));
-        }
-      }
-      cluster.controller =
-          new ClusterController(topology, store, ClusterController.DEFAULT_APPLY_TIMEOUT);
-      for (SequencerNode sequencer : cluster.sequencers) {
-        cluster.controller.addLocalNode(sequencer.nodeId(), sequencer::updateTopology);
-      }
-      for (ReplicaNode replica : cluster.replicas) {
-        cluster.controller.addLocalNode(replica.nodeId(), replica::updateTopology);
-      }
-      cluster.admin = AdminServer.start(HOST, options.adminPort(), cluster.controller);
-      cluster.awaitConnected(Duration.ofSeconds(10));
-    } catch (Exception e) {
-      cluster.close();
-      throw e;
     }
-    return cluster;
+    for (NodeAddress node : topology.nodes().values()) {
+      if (node.kind() == NodeAddress.Kind.REPLICA) {
+        replicas.add(
+            Nodes.startReplica(
+                topology,
+                settings(options, node.id(), lockedDataDir(options, node.id(), false)),
+                maxRecordBytes,
+                registry,
+                banner));
+      }
+    }
+    controller = new ClusterController(topology, store, ClusterController.DEFAULT_APPLY_TIMEOUT);
+    for (SequencerNode sequencer : sequencers) {
+      controller.addLocalNode(sequencer.nodeId(), sequencer::updateTopology);
+    }
+    for (ReplicaNode replica : replicas) {
+      controller.addLocalNode(replica.nodeId(), replica::updateTopology);
+    }
+    admin = AdminServer.start(HOST, options.adminPort(), controller);
+    awaitConnected(Duration.ofSeconds(10));
   }
 
   private static Path dataDir(Options options, int nodeId, boolean sequencer) {
     return options.dataDir().resolve((sequencer ? "sequencer-" : "replica-") + nodeId);
+  }
+
+  private Path lockedDataDir(Options options, int nodeId, boolean sequencer) throws IOException {
+    Path dir = dataDir(options, nodeId, sequencer);
+    nodeLocks.add(
+        DataDirectoryLock.acquire(
+            dir, "flexlog dev cluster, " + (sequencer ? "sequencer" : "replica") + " " + nodeId));
+    return dir;
   }
 
   // A data directory written by the other layout would fail later with a less helpful message.
@@ -376,8 +408,18 @@ public final class DevCluster implements AutoCloseable {
     replica.close();
   }
 
+  /** Stops every node and the admin service, then releases the data directory. */
   @Override
   public void close() {
+    try {
+      closeNodes();
+    } finally {
+      nodeLocks.forEach(DataDirectoryLock::close);
+      lock.close();
+    }
+  }
+
+  private void closeNodes() {
     if (admin != null) {
       admin.close();
     }

@@ -11,15 +11,12 @@ import io.flexlog.server.dev.DevCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class TailCommandTest {
   @TempDir Path data;
@@ -44,13 +41,8 @@ class TailCommandTest {
 
   /** Runs the command line; returns exit code, stdout and stderr. */
   private static List<String> run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cmd = FlexLogCli.commandLine();
-    cmd.setOut(new PrintWriter(out, true));
-    cmd.setErr(new PrintWriter(err, true));
-    int code = cmd.execute(args);
-    return List.of(Integer.toString(code), out.toString(), err.toString());
+    CliRun run = CliRun.run(args);
+    return List.of(Integer.toString(run.code()), run.out(), run.stderr());
   }
 
   @Test

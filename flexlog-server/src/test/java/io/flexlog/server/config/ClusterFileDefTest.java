@@ -61,7 +61,11 @@ class ClusterFileDefTest {
             "atomic-abandon-after-ms",
             "atomic-forward-retry-ms",
             "atomic-forward-retry-max-ms",
-            "subscribe-heartbeat-ms");
+            "subscribe-heartbeat-ms",
+            "idle-timeout-ms",
+            "frame-timeout-ms",
+            "max-frame-bytes",
+            "max-connections");
     assertThat(ClusterFileDef.CLUSTER.keys())
         .extracting(ConfigKey::name)
         .containsExactly("max-record-bytes");

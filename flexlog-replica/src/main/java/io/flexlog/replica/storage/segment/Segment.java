@@ -6,7 +6,6 @@ import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.TrimPoints;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -26,8 +25,9 @@ import java.util.zip.CRC32C;
  * says what is wrong.
  *
  * <p>Threading: created by the tiering thread (or recovery) and handed to the owner thread, which
- * alone reads it afterwards. The mapping is released by the garbage collector, so views handed out
- * stay readable even after the file is deleted.
+ * alone reads it afterwards. The mapping is a {@link SegmentMapping}: {@link #release} gives up the
+ * segment's reference once it left the store, retained payload views keep it mapped (and readable
+ * after the file is deleted) until they are released, and the last release unmaps it.
  */
 public final class Segment {
   private final Path file;
@@ -40,6 +40,7 @@ public final class Segment {
   private final int entriesEnd;
   private final long fileBytes;
   private final String problem;
+  private boolean released;
 
   private Segment(
       Path file,
@@ -54,7 +55,7 @@ public final class Segment {
     this.lastSequence = lastSequence;
     this.map = map;
     this.crcWindow = map.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    this.bytes = Unpooled.wrappedBuffer(map.duplicate());
+    this.bytes = new SegmentMapping(map);
     this.summary = summary;
     this.entriesEnd = entriesEnd;
     this.fileBytes = map.capacity();
@@ -139,6 +140,7 @@ public final class Segment {
    * @throws StorageException when the bytes no longer match their CRC (media damage)
    */
   ByteBuf verifiedPayload(int offset, CRC32C crc) {
+    checkMapped();
     int length = payloadLength(offset);
     if (entryCrc(crcWindow, offset, length, crc)
         != map.getInt(offset + SegmentDescriptor.ENTRY_CRC_OFFSET)) {
@@ -181,6 +183,24 @@ public final class Segment {
     return summary.allTrimmed(trims);
   }
 
+  /**
+   * Gives up the segment's own reference to its mapping, once the store no longer lists it: the
+   * file is unmapped now, or when the last retained view is released. Owner thread; at most once.
+   */
+  void release() {
+    if (!released) {
+      released = true;
+      bytes.release();
+    }
+  }
+
+  // Reading the mapping after its unmap would crash the JVM instead of failing.
+  private void checkMapped() {
+    if (released) {
+      throw new IllegalStateException("segment " + file + " was released");
+    }
+  }
+
   // ---------------------------------------------------------------- recovery
 
   /**
@@ -204,6 +224,7 @@ public final class Segment {
         || map.getInt(SegmentDescriptor.VERSION_OFFSET) != SegmentDescriptor.VERSION
         || map.getInt(SegmentDescriptor.HEADER_LENGTH_OFFSET) != SegmentDescriptor.HEADER_LENGTH
         || headerCrc(map, crc) != map.getInt(SegmentDescriptor.HEADER_CRC_OFFSET)) {
+      SegmentMapping.unmap(map);
       return null;
     }
     long first = map.getLong(SegmentDescriptor.FIRST_SEQUENCE_OFFSET);
@@ -319,13 +340,15 @@ public final class Segment {
     return (int) crc.getValue();
   }
 
+  // A private mapping: copy-on-write, which no one writes to; see SegmentMapping.
   private static ByteBuffer mapReadOnly(Path file) {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       long size = channel.size();
       if (size > SegmentDescriptor.MAX_FILE_BYTES) {
         throw new StorageException(file + " is larger than a segment can be (" + size + " bytes)");
       }
-      return channel.map(FileChannel.MapMode.READ_ONLY, 0, size).order(ByteOrder.LITTLE_ENDIAN);
+      return channel.map(FileChannel.MapMode.PRIVATE, 0, size).order(ByteOrder.LITTLE_ENDIAN);
     } catch (IOException e) {
       throw new StorageException("cannot map segment " + file + ": " + e.getMessage(), e);
     }

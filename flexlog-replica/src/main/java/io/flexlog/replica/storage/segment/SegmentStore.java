@@ -111,6 +111,7 @@ public final class SegmentStore {
               "removing {}: {} after an interrupted tiering, PM holds its entries",
               file,
               segment.problem());
+          segment.release();
           delete(file);
           continue;
         }
@@ -190,8 +191,9 @@ public final class SegmentStore {
   }
 
   /**
-   * A read-only view of the payload, CRC-checked, or null when no segment holds the address. The
-   * view stays readable after the segment is deleted (the mapping lives as long as the view).
+   * A read-only view of the payload, CRC-checked, or null when no segment holds the address. A
+   * retained view stays readable after the segment is deleted: it keeps the file mapped until it is
+   * released.
    *
    * @throws StorageException when the entry fails its CRC
    */
@@ -217,9 +219,22 @@ public final class SegmentStore {
         segments.remove(i);
         bytes -= segment.fileBytes();
         dead.add(segment.file());
+        segment.release();
       }
     }
     return dead;
+  }
+
+  /**
+   * Releases every segment's mapping (unmapped now, or when the last retained view is released);
+   * the store is not used afterwards.
+   */
+  public void close() {
+    for (Segment segment : segments) {
+      segment.release();
+    }
+    segments.clear();
+    bytes = 0;
   }
 
   /** Deletes a segment file; a failure is logged (recovery deletes it again). */

@@ -486,6 +486,7 @@ public final class TieredLogStorage implements LogStorage {
     cache.close();
     metrics.close();
     pm.close();
+    segments.close();
   }
 
   private void checkOpen() {

@@ -73,6 +73,58 @@ class SegmentFileTest {
     return ByteBufUtil.getBytes(view, view.readerIndex(), view.readableBytes(), true);
   }
 
+  /** How many mappings of {@code file} this process has ({@code /proc/self/maps}). */
+  private static long mappings(Path file) throws Exception {
+    String name = file.toAbsolutePath().toString();
+    return Files.readAllLines(Path.of("/proc/self/maps")).stream()
+        .filter(line -> line.contains(name))
+        .count();
+  }
+
+  @Test
+  void shouldUnmapATrimmedSegmentWhenItsLastRetainedViewIsReleasedNotAtAGarbageCollection()
+      throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/maps")));
+    List<Long> addresses = new ArrayList<>();
+    List<PmEntry> entries = entries(5, 1, 100, 500);
+    Segment written =
+        writer.write(dir, 7, 7, List.of(image(7, entries, addresses)), TrimPoints.NONE);
+    Path file = written.file();
+    SegmentStore store = new SegmentStore(dir);
+    store.add(written);
+    ByteBuf view = store.payload(addresses.get(1)).retain();
+    assertThat(mappings(file)).isEqualTo(1);
+
+    List<Path> dead = store.removeTrimmed(TrimPoints.of(new int[] {1}, new long[] {104}, 1));
+    assertThat(dead).containsExactly(file);
+    dead.forEach(SegmentStore::delete);
+
+    assertThat(file).doesNotExist();
+    assertThat(mappings(file)).as("the retained view keeps it mapped").isEqualTo(1);
+    assertThat(bytes(view)).isEqualTo(entries.get(1).payload());
+    view.release();
+    assertThat(mappings(file)).as("unmapped with the last view").isZero();
+  }
+
+  @Test
+  void shouldUnmapATrimmedSegmentAtOnceWhenNoViewIsRetained() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/maps")));
+    List<Long> addresses = new ArrayList<>();
+    Segment written =
+        writer.write(
+            dir, 9, 9, List.of(image(9, entries(3, 2, 10, 100), addresses)), TrimPoints.NONE);
+    SegmentStore store = new SegmentStore(dir);
+    store.add(written);
+    assertThat(store.payload(addresses.get(0))).isNotNull();
+
+    store.removeTrimmed(TrimPoints.of(new int[] {2}, new long[] {12}, 1));
+
+    assertThat(mappings(written.file())).isZero();
+    assertThatThrownBy(() -> written.verifiedPayload(0, crc))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("was released");
+  }
+
   @Test
   void shouldWriteTheDescribedLayoutAndReadItBackComplete() throws Exception {
     List<Long> addresses = new ArrayList<>();

@@ -1,0 +1,111 @@
+package io.flexlog.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/flexlog} rebuilds when a source of the modules it runs is newer than its jar, and
+ * otherwise runs the jar as it is. Runs the real script in a copy of the checkout's layout, with a
+ * fake {@code mvn} (records that it ran, "builds" by touching the jar) and a fake {@code java}.
+ */
+class LauncherTest {
+  private static final Instant BUILT = Instant.parse("2026-01-02T00:00:00Z");
+
+  @TempDir Path home;
+  private Path jar;
+  private Path source;
+  private Path tools;
+
+  @BeforeEach
+  void layout() throws IOException {
+    Path script = Path.of("").toAbsolutePath().getParent().resolve("bin").resolve("flexlog");
+    Files.createDirectories(home.resolve("bin"));
+    Files.copy(script, home.resolve("bin/flexlog"));
+    executable(home.resolve("bin/flexlog"));
+    Files.createDirectories(home.resolve("flexlog-bench/target/lib"));
+    jar = Files.createFile(home.resolve("flexlog-bench/target/flexlog-bench-0.1.0-SNAPSHOT.jar"));
+    Files.setLastModifiedTime(jar, FileTime.from(BUILT));
+    source = home.resolve("flexlog-replica/src/main/java/io/flexlog/replica/Some.java");
+    Files.createDirectories(source.getParent());
+    Files.writeString(source, "class Some {}");
+    Files.setLastModifiedTime(source, FileTime.from(BUILT.minusSeconds(60)));
+    Path test = home.resolve("flexlog-replica/src/test/java/SomeTest.java");
+    Files.createDirectories(test.getParent());
+    Files.writeString(test, "class SomeTest {}");
+    tools = Files.createDirectories(home.resolve("tools"));
+    Files.createDirectories(tools.resolve("bin"));
+    Files.writeString(
+        tools.resolve("bin/mvn"),
+        "#!/bin/sh\necho mvn \"$@\" >> \"$FAKE_LOG\"\ntouch " + jar + "\n");
+    Files.writeString(tools.resolve("bin/java"), "#!/bin/sh\necho java ran >> \"$FAKE_LOG\"\n");
+    executable(tools.resolve("bin/mvn"));
+    executable(tools.resolve("bin/java"));
+  }
+
+  @Test
+  void shouldRunTheJarWithoutBuildingWhenNoSourceIsNewer() throws Exception {
+    List<String> result = run(Map.of());
+    assertThat(log()).containsExactly("java ran");
+    assertThat(result.get(1)).doesNotContain("building");
+  }
+
+  @Test
+  void shouldRebuildWhenAMainSourceIsNewerThanTheJarAndNameIt() throws Exception {
+    Files.setLastModifiedTime(source, FileTime.from(BUILT.plusSeconds(60)));
+    List<String> result = run(Map.of());
+    assertThat(log()).hasSize(2);
+    assertThat(log().get(0)).startsWith("mvn ").contains("package");
+    assertThat(log().get(1)).isEqualTo("java ran");
+    assertThat(result.get(1)).contains(source.toString()).contains("is newer than " + jar);
+  }
+
+  @Test
+  void shouldWarnAndRunTheStaleJarWithoutMaven() throws Exception {
+    Files.setLastModifiedTime(source, FileTime.from(BUILT.plusSeconds(60)));
+    List<String> result = run(Map.of("FLEXLOG_NO_REBUILD", "1"));
+    assertThat(log()).containsExactly("java ran");
+    assertThat(result.get(1))
+        .contains("warning: " + jar + " is older than " + source)
+        .contains("mvn -B -DskipTests package");
+  }
+
+  /** Runs {@code bin/flexlog -V}; returns the exit code and stderr. */
+  private List<String> run(Map<String, String> env) throws Exception {
+    ProcessBuilder builder =
+        new ProcessBuilder("bash", home.resolve("bin/flexlog").toString(), "-V")
+            .redirectOutput(home.resolve("out.txt").toFile())
+            .redirectError(home.resolve("err.txt").toFile());
+    builder.environment().put("PATH", tools.resolve("bin") + ":/usr/bin:/bin");
+    builder.environment().put("JAVA_HOME", tools.toString());
+    builder.environment().put("FAKE_LOG", home.resolve("fake.log").toString());
+    builder.environment().remove("FLEXLOG_REBUILD");
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return List.of(
+        Integer.toString(process.exitValue()),
+        Files.readString(home.resolve("err.txt"), StandardCharsets.UTF_8));
+  }
+
+  private List<String> log() throws IOException {
+    Path log = home.resolve("fake.log");
+    return Files.exists(log) ? Files.readAllLines(log) : List.of();
+  }
+
+  private static void executable(Path file) throws IOException {
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+  }
+}
