@@ -113,8 +113,9 @@ final class GroupsCommand implements Runnable {
       name = "describe",
       mixinStandardHelpOptions = true,
       description = {
-        "Print a group as its log says now: generation, members with their colors and shards,",
-        "committed positions (next SN to read) per color/shard ('color' alone: whole color)."
+        "Print a group as its log says now.",
+        "Its generation, its members with their colors and shards, and its committed positions",
+        "(next SN to read) per color/shard ('color' alone: whole color)."
       })
   static final class Describe implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -143,8 +144,8 @@ final class GroupsCommand implements Runnable {
       name = "reset-positions",
       mixinStandardHelpOptions = true,
       description = {
-        "Set the committed positions of a group for every shard of a color (and for the whole",
-        "color). Refused while the group has members: stop its consumers first."
+        "Set the committed positions of a group for every shard of a color.",
+        "Also for the whole color. Refused while the group has members: stop its consumers first."
       })
   static final class ResetPositions implements Callable<Integer> {
     @Spec CommandSpec spec;
