@@ -11,6 +11,7 @@ import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
+import io.flexlog.server.control.quorum.QuorumConfig;
 import java.time.Duration;
 import java.util.List;
 
@@ -40,6 +41,23 @@ public final class ClusterFileDef {
               .doc(
                   "The largest record payload the cluster accepts; larger appends fail with"
                       + " RecordTooLargeException. Announced to clients by the sequencers."));
+
+  public static final ConfigKey<Duration> METADATA_TIMEOUT =
+      CLUSTER.define(
+          ConfigKey.duration("metadata-timeout-ms", QuorumConfig.DEFAULT_REQUEST_TIMEOUT)
+              .validator(Validator.positiveDuration())
+              .doc(
+                  "How long an admin call (AddColor, colors list) waits for a metadata quorum"
+                      + " leader before it fails with METADATA_UNAVAILABLE."));
+
+  public static final ConfigKey<Long> METADATA_SNAPSHOT_ENTRIES =
+      CLUSTER.define(
+          ConfigKey.longKey("metadata-snapshot-entries", QuorumConfig.DEFAULT_SNAPSHOT_ENTRIES)
+              .validator(Validator.between(1, Integer.MAX_VALUE))
+              .importance(Importance.LOW)
+              .doc(
+                  "Committed metadata changes after which each quorum node snapshots the"
+                      + " metadata and purges its Raft log up to the snapshot."));
 
   public static final ConfigKey<Integer> ID =
       NODE.define(

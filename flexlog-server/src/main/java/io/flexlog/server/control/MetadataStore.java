@@ -43,9 +43,21 @@ public final class MetadataStore {
 
   /** A store whose writes go through {@code ops}, which tests replace to fabricate crashes. */
   MetadataStore(Path dataDir, DurableFiles.FileOps ops) {
-    this.dir = dataDir;
-    this.file = dataDir.resolve(FILE_NAME);
+    this(dataDir, dataDir.resolve(FILE_NAME), ops);
+  }
+
+  private MetadataStore(Path dir, Path file, DurableFiles.FileOps ops) {
+    this.dir = dir;
+    this.file = file;
     this.ops = ops;
+  }
+
+  /**
+   * A store of the same layout in a file of another name, e.g. a snapshot of the metadata quorum's
+   * state machine (docs/architecture.md, "Metadata quorum").
+   */
+  public static MetadataStore ofFile(Path file) {
+    return new MetadataStore(file.toAbsolutePath().getParent(), file, DurableFiles.REAL);
   }
 
   public Path file() {

@@ -64,7 +64,7 @@ class ClusterFileDefTest {
             "subscribe-heartbeat-ms");
     assertThat(ClusterFileDef.CLUSTER.keys())
         .extracting(ConfigKey::name)
-        .containsExactly("max-record-bytes");
+        .containsExactly("max-record-bytes", "metadata-timeout-ms", "metadata-snapshot-entries");
   }
 
   @Test
