@@ -30,7 +30,15 @@ public final class MetadataCommand {
   /** What an entry asks for. */
   public enum Kind {
     BOOTSTRAP,
-    REPLACE
+    REPLACE,
+    /** A role's leader renews its lease ({@link RoleCommand}). */
+    RENEW_ROLE,
+    /** A node takes a role: new epoch, new leader, new topology version ({@link RoleCommand}). */
+    TAKE_ROLE;
+
+    boolean isRole() {
+      return this == RENEW_ROLE || this == TAKE_ROLE;
+    }
   }
 
   /** What the state machine did with an entry. */
@@ -57,6 +65,27 @@ public final class MetadataCommand {
     buf.putLong(EXPECTED_VERSION_OFFSET, expectedVersion);
     buf.put(HEADER_LENGTH, body);
     return buf.array();
+  }
+
+  /**
+   * The kind of an entry (topology or role).
+   *
+   * @throws IllegalArgumentException naming what is wrong with the entry's header
+   */
+  static Kind kind(ByteBuffer data) {
+    ByteBuffer buf = data.duplicate().order(ByteOrder.BIG_ENDIAN);
+    if (buf.remaining() < KIND_OFFSET + 1) {
+      throw new IllegalArgumentException(
+          "metadata entry of " + buf.remaining() + " bytes, shorter than its header");
+    }
+    if (buf.getInt(buf.position()) != MAGIC) {
+      throw new IllegalArgumentException("metadata entry without the magic 'FLXQ'");
+    }
+    int kind = buf.get(buf.position() + KIND_OFFSET);
+    if (kind < 0 || kind >= Kind.values().length) {
+      throw new IllegalArgumentException("metadata entry of unknown kind " + kind);
+    }
+    return Kind.values()[kind];
   }
 
   /**

@@ -202,6 +202,11 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
         .build();
   }
 
+  /** This node's id. */
+  public int selfId() {
+    return selfId;
+  }
+
   /** The quorum's configuration. */
   public QuorumConfig config() {
     return config;
@@ -283,6 +288,44 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
         cause);
   }
 
+  /**
+   * Renews node {@code nodeId}'s lease of a role in {@code epoch}.
+   *
+   * @throws MetadataUnavailableException when the quorum does not answer within the timeout
+   */
+  public RoleCommand.Reply renewRole(int colorId, int nodeId, int epoch) {
+    return proposeRole(RoleCommand.encode(Kind.RENEW_ROLE, colorId, nodeId, epoch, 0, 0));
+  }
+
+  /**
+   * Takes a role for node {@code nodeId} if its lease is still {@code seen} (null: none yet), in an
+   * epoch of at least {@code minEpoch}.
+   *
+   * @throws MetadataUnavailableException when the quorum does not answer within the timeout
+   */
+  public RoleCommand.Reply takeRole(int colorId, int nodeId, RoleLease seen, int minEpoch) {
+    return proposeRole(
+        RoleCommand.encode(
+            Kind.TAKE_ROLE,
+            colorId,
+            nodeId,
+            seen == null ? -1 : seen.epoch(),
+            seen == null ? 0 : seen.renewals(),
+            minEpoch));
+  }
+
+  private RoleCommand.Reply proposeRole(byte[] entry) {
+    RaftClientReply reply =
+        await(
+            client.async().send(Message.valueOf(ByteString.copyFrom(entry))), "role change", true);
+    return RoleCommand.decodeReply(reply.getMessage().getContent().asReadOnlyByteBuffer());
+  }
+
+  /** The role leases this node has applied (no quorum round trip), by color id. */
+  public java.util.Map<Integer, RoleLease> localLeases() {
+    return stateMachine.leases();
+  }
+
   /** The committed topology this node has applied, if any (no quorum round trip). */
   public Optional<Topology> localTopology() {
     return stateMachine.topology();
@@ -311,22 +354,40 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     return config.peers().stream().filter(p -> peerId(p.nodeId()).equals(leader)).findFirst();
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>While an election is under way this waits, up to the request timeout, until a leader is
+   * known.
+   */
   @Override
   public Optional<HostPort> leaderAdmin() {
-    if (isLeader()) {
-      return Optional.empty();
+    long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+    while (true) {
+      if (isLeader()) {
+        return Optional.empty();
+      }
+      Optional<QuorumConfig.Peer> leader = leader();
+      if (leader.isPresent()) {
+        return Optional.of(leader.get().admin());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new MetadataUnavailableException(
+            "metadata unavailable: node "
+                + selfId
+                + " knows no leader of the metadata quorum (nodes "
+                + config.nodeIds()
+                + ") after "
+                + config.requestTimeout().toMillis()
+                + " ms; a majority of them must be up");
+      }
+      try {
+        Thread.sleep(RETRY_SLEEP_MS / 5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetadataUnavailableException("interrupted while waiting for a metadata leader");
+      }
     }
-    return Optional.of(
-            leader()
-                .orElseThrow(
-                    () ->
-                        new MetadataUnavailableException(
-                            "metadata unavailable: node "
-                                + selfId
-                                + " knows no leader of the metadata quorum (nodes "
-                                + config.nodeIds()
-                                + "); a majority of them must be up")))
-        .map(QuorumConfig.Peer::admin);
   }
 
   /** Stops this node's Ratis server; the others elect a leader among themselves. */

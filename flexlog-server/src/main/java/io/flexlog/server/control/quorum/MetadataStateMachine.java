@@ -1,11 +1,13 @@
 package io.flexlog.server.control.quorum;
 
 import io.flexlog.core.model.Topology;
-import io.flexlog.server.control.MetadataStore;
 import io.flexlog.server.control.quorum.MetadataCommand.Entry;
 import io.flexlog.server.control.quorum.MetadataCommand.Outcome;
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -31,16 +33,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster metadata as the replicated state machine of the metadata quorum: the committed
- * topology, changed only by the conditional entries of {@link MetadataCommand}. Every node of the
- * quorum applies the same entries in the same order and so holds the same topology.
+ * topology and the role leases, changed only by the conditional entries of {@link MetadataCommand}
+ * and {@link RoleCommand}. Every node of the quorum applies the same entries in the same order and
+ * so holds the same topology.
  *
- * <p>Snapshots: the topology in the layout of the {@code cluster-metadata} file ({@link
- * MetadataStore}), one file per snapshot named by Ratis' {@link SimpleStateMachineStorage}, with
- * its MD5 beside it so that a leader can install it on a follower that fell behind the purged log.
+ * <p>Snapshots: the topology and the leases ({@link MetadataSnapshot}), one file per snapshot named
+ * by Ratis' {@link SimpleStateMachineStorage}, with its MD5 beside it so that a leader can install
+ * it on a follower that fell behind the purged log.
  *
  * <p>Threading: Ratis applies entries one at a time on the peer's state-machine updater thread,
- * which alone writes {@link #topology}; queries and snapshots read the volatile field. {@code
- * onCommitted} runs on that thread too and must hand work to its own thread.
+ * which alone writes {@link #topology} and {@link #leases}; queries and snapshots read the volatile
+ * field. {@code onCommitted} runs on that thread too and must hand work to its own thread.
  */
 final class MetadataStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataStateMachine.class);
@@ -48,6 +51,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final Consumer<Topology> onCommitted;
   private volatile Topology topology;
+  private volatile Map<Integer, RoleLease> leases = Map.of();
 
   /**
    * @param onCommitted told of every newly committed topology, in order (also the one loaded from a
@@ -60,6 +64,11 @@ final class MetadataStateMachine extends BaseStateMachine {
   /** The committed topology this node has applied, if any. */
   Optional<Topology> topology() {
     return Optional.ofNullable(topology);
+  }
+
+  /** The role leases this node has applied, by color id (an immutable copy). */
+  Map<Integer, RoleLease> leases() {
+    return leases;
   }
 
   @Override
@@ -86,11 +95,10 @@ final class MetadataStateMachine extends BaseStateMachine {
       return;
     }
     File file = snapshot.getFile().getPath().toFile();
-    Topology loaded =
-        MetadataStore.ofFile(file.toPath())
-            .load()
-            .orElseThrow(() -> new IOException("metadata snapshot " + file + " disappeared"));
+    MetadataSnapshot.State state = MetadataSnapshot.read(file.toPath());
+    Topology loaded = state.topology();
     topology = loaded;
+    leases = state.leases();
     updateLastAppliedTermIndex(snapshot.getTermIndex());
     LOG.info("metadata snapshot {} loaded: topology version {}", file, loaded.version());
     onCommitted.accept(loaded);
@@ -102,7 +110,12 @@ final class MetadataStateMachine extends BaseStateMachine {
     ByteString data = entry.getStateMachineLogEntry().getLogData();
     byte[] reply;
     try {
-      reply = apply(MetadataCommand.decode(data.asReadOnlyByteBuffer()));
+      ByteBuffer bytes = data.asReadOnlyByteBuffer();
+      MetadataCommand.Kind kind = MetadataCommand.kind(bytes);
+      reply =
+          kind.isRole()
+              ? RoleApply.apply(this, RoleCommand.decode(kind, bytes))
+              : apply(MetadataCommand.decode(bytes));
     } catch (RuntimeException e) {
       // Every node refuses the same entry the same way, so their states stay equal.
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
@@ -121,13 +134,27 @@ final class MetadataStateMachine extends BaseStateMachine {
               current != null
                   && current.version() == entry.expectedVersion()
                   && entry.topology().version() > current.version();
+          case RENEW_ROLE, TAKE_ROLE ->
+              throw new IllegalArgumentException("role entry decoded as a topology entry");
         };
     if (!holds) {
       return MetadataCommand.encodeReply(Outcome.CONFLICT, current);
     }
-    topology = entry.topology();
-    onCommitted.accept(entry.topology());
+    commitTopology(entry.topology());
     return MetadataCommand.encodeReply(Outcome.APPLIED, entry.topology());
+  }
+
+  /** Makes {@code next} the state's topology and tells the listener; updater thread only. */
+  void commitTopology(Topology next) {
+    topology = next;
+    onCommitted.accept(next);
+  }
+
+  /** Replaces one lease; updater thread only. */
+  void putLease(RoleLease lease) {
+    Map<Integer, RoleLease> next = new HashMap<>(leases);
+    next.put(lease.colorId(), lease);
+    leases = Map.copyOf(next);
   }
 
   @Override
@@ -144,7 +171,7 @@ final class MetadataStateMachine extends BaseStateMachine {
       return RaftLog.INVALID_LOG_INDEX;
     }
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    MetadataStore.ofFile(file.toPath()).write(current);
+    MetadataSnapshot.write(file.toPath(), current, leases);
     MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
     storage.updateLatestSnapshot(
         new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));

@@ -9,6 +9,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +35,8 @@ public final class QuorumMember implements AutoCloseable {
   private final ClusterController controller;
   private final AdminServer admin;
   private final Thread seeder;
+  private volatile RoleLeaseKeeper roles;
+  private ScheduledExecutorService heartbeats;
 
   private QuorumMember(
       MetadataQuorum quorum, ClusterController controller, AdminServer admin, Thread seeder) {
@@ -38,6 +44,55 @@ public final class QuorumMember implements AutoCloseable {
     this.controller = controller;
     this.admin = admin;
     this.seeder = seeder;
+  }
+
+  /**
+   * Starts keeping this sequencer node's role leases (docs/architecture.md, "Sequencer failover"):
+   * a {@code flexlog-role-leases-N} thread runs the {@link RoleLeaseKeeper} every heartbeat. The
+   * backups are the sequencer nodes of the quorum.
+   *
+   * @param nodeEpoch this incarnation's node epoch (every role it takes gets at least this epoch)
+   * @return the keeper, which the node's ordering asks before it issues SNs
+   */
+  public synchronized RoleLeaseKeeper keepRoleLeases(
+      int nodeEpoch, List<Integer> backups, RoleLeaseKeeper.Timing timing) {
+    if (roles != null) {
+      throw new IllegalStateException("role leases are already kept");
+    }
+    int selfId = quorum.selfId();
+    RoleLeaseKeeper keeper =
+        new RoleLeaseKeeper(
+            selfId,
+            nodeEpoch,
+            backups,
+            RoleLeaseKeeper.Quorum.of(quorum),
+            System::nanoTime,
+            timing);
+    heartbeats =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "flexlog-role-leases-" + selfId);
+              t.setDaemon(true);
+              return t;
+            });
+    heartbeats.scheduleWithFixedDelay(
+        () -> {
+          try {
+            keeper.tick();
+          } catch (RuntimeException e) {
+            LOG.error("node {}: role lease heartbeat failed", selfId, e);
+          }
+        },
+        0,
+        timing.heartbeat().toNanos(),
+        TimeUnit.NANOSECONDS);
+    roles = keeper;
+    return keeper;
+  }
+
+  /** The role lease keeper, once {@link #keepRoleLeases} started it. */
+  public Optional<RoleLeaseKeeper> roles() {
+    return Optional.ofNullable(roles);
   }
 
   /**
@@ -128,6 +183,11 @@ public final class QuorumMember implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      if (heartbeats != null) {
+        heartbeats.shutdownNow();
+      }
+    }
     seeder.interrupt();
     admin.close();
     quorum.close();

@@ -169,6 +169,56 @@ class MetadataQuorumTest {
     }
   }
 
+  @Test
+  void shouldHandARoleToABackupInALargerEpochWhenItsLeaderDies() throws Exception {
+    RoleLeaseKeeper.Timing timing = RoleLeaseKeeper.Timing.DEFAULT;
+    try (QuorumFixture quorum = new QuorumFixture(dir, TIMEOUT, 1000).startAll()) {
+      quorum.awaitLeader(Duration.ofSeconds(10));
+      RoleLeaseKeeper[] keepers = new RoleLeaseKeeper[QuorumFixture.PEERS];
+      for (int i = 0; i < QuorumFixture.PEERS; i++) {
+        keepers[i] = quorum.member(i).keepRoleLeases(1, List.of(0, 1, 2), timing);
+      }
+      int firstEpoch = awaitIssuer(quorum, keepers, 0, Duration.ofSeconds(10));
+      assertThat(quorum.controller(1).topology().color(0).orElseThrow().roleEpoch())
+          .isEqualTo(firstEpoch);
+
+      long killedAt = System.nanoTime();
+      quorum.stop(0); // the role's leader: its keeper and its quorum node stop together
+      keepers[0] = null;
+      int nextEpoch = awaitIssuer(quorum, keepers, firstEpoch + 1, Duration.ofSeconds(10));
+      long tookMs = (System.nanoTime() - killedAt) / 1_000_000;
+
+      assertThat(nextEpoch).isGreaterThan(firstEpoch);
+      assertThat(tookMs).as("role failover").isLessThan(5_000);
+      io.flexlog.core.model.Color global = quorum.controller(1).topology().color(0).orElseThrow();
+      assertThat(global.sequencerId()).isIn(1, 2);
+      assertThat(global.roleEpoch()).isEqualTo(nextEpoch);
+    }
+  }
+
+  /** Waits until one keeper may issue for color 0 in an epoch of at least {@code minEpoch}. */
+  private static int awaitIssuer(
+      QuorumFixture quorum, RoleLeaseKeeper[] keepers, int minEpoch, Duration limit)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (int i = 0; i < keepers.length; i++) {
+        if (keepers[i] == null) {
+          continue;
+        }
+        RoleLease lease = quorum.member(i).quorum().localLeases().get(0);
+        if (lease != null
+            && lease.leaderNodeId() == i
+            && lease.epoch() >= minEpoch
+            && keepers[i].mayIssue(0, lease.epoch())) {
+          return lease.epoch();
+        }
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("no node leads color 0 in epoch >= " + minEpoch);
+  }
+
   private static void awaitAllApplied(QuorumFixture quorum, long version, List<Integer> nodes)
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
