@@ -4,6 +4,7 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.NodeSettings;
 import io.flexlog.server.control.ClusterController;
@@ -12,10 +13,13 @@ import io.flexlog.server.control.TopologyBootstrap;
 import io.flexlog.server.control.TopologyWatcher;
 import io.flexlog.server.control.quorum.QuorumConfig;
 import io.flexlog.server.control.quorum.QuorumMember;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One node of a multi-process cluster with its control-plane duties:
@@ -54,13 +58,42 @@ public final class NodeProcess implements AutoCloseable {
     requireKind(file, settings, NodeAddress.Kind.SEQUENCER);
     MetadataStore store = new MetadataStore(settings.dataDir());
     Topology topology = TopologyBootstrap.resolve(file.topology(), store, false);
-    SequencerNode node = Nodes.startSequencer(topology, settings, file.maxRecordBytes(), registry);
+    Optional<QuorumConfig> quorum = file.quorum();
+    boolean failover =
+        file.failover().isPresent()
+            && quorum.isPresent()
+            && quorum.get().peer(settings.nodeId()).isPresent();
+    // With failover, roles issue only under a lease, which the keeper below starts taking.
+    AtomicReference<RoleLeaseKeeper> keeper = new AtomicReference<>();
+    IssueGate gate =
+        failover
+            ? (colorId, epoch) -> {
+              RoleLeaseKeeper k = keeper.get();
+              return k != null && k.mayIssue(colorId, epoch);
+            }
+            : IssueGate.ALWAYS;
+    SequencerNode node =
+        Nodes.startSequencer(topology, settings, file.maxRecordBytes(), registry, gate);
     try {
-      return control(file, settings, topology, store, node::updateTopology, node, null);
+      NodeProcess process =
+          control(file, settings, topology, store, node::updateTopology, node, null);
+      if (failover) {
+        keeper.set(
+            process.member.keepRoleLeases(
+                node.epoch(), sequencerPeers(file, quorum.get()), file.failover().get()));
+      }
+      return process;
     } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
     }
+  }
+
+  /** The backups of every role: the quorum's sequencer nodes, in the cluster file's order. */
+  private static List<Integer> sequencerPeers(ClusterFile file, QuorumConfig quorum) {
+    return quorum.nodeIds().stream()
+        .filter(id -> file.topology().node(id).kind() == NodeAddress.Kind.SEQUENCER)
+        .toList();
   }
 
   /**

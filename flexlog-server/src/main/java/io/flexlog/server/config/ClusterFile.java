@@ -11,6 +11,7 @@ import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.control.HostPort;
 import io.flexlog.server.control.quorum.QuorumConfig;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -85,18 +86,21 @@ public final class ClusterFile {
   private final int maxRecordBytes;
   private final Map<String, Object> node;
   private final QuorumConfig quorum;
+  private final RoleLeaseKeeper.Timing failover;
 
   private ClusterFile(
       Path source,
       Topology topology,
       int maxRecordBytes,
       Map<String, Object> node,
-      QuorumConfig quorum) {
+      QuorumConfig quorum,
+      RoleLeaseKeeper.Timing failover) {
     this.source = source;
     this.topology = topology;
     this.maxRecordBytes = maxRecordBytes;
     this.node = node;
     this.quorum = quorum;
+    this.failover = failover;
   }
 
   /**
@@ -129,7 +133,8 @@ public final class ClusterFile {
       Map<String, Object> node =
           root.containsKey("node") ? map(root.get("node"), "node") : new HashMap<>();
       ClusterFileDef.NODE.checkKnown(node.keySet());
-      return new ClusterFile(path, topology, maxRecordBytes, node, quorum);
+      return new ClusterFile(
+          path, topology, maxRecordBytes, node, quorum, parseFailover(settings, quorum));
     } catch (IllegalArgumentException | ClassCastException e) {
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
     }
@@ -248,6 +253,37 @@ public final class ClusterFile {
               + " is already used by another port of the cluster file");
     }
     return port;
+  }
+
+  private static RoleLeaseKeeper.Timing parseFailover(ConfigValues settings, QuorumConfig quorum) {
+    if (!settings.get(ClusterFileDef.SEQUENCER_FAILOVER)) {
+      return null;
+    }
+    if (quorum == null) {
+      throw new IllegalArgumentException(
+          "cluster.sequencer-failover needs a metadata quorum: give the sequencer nodes an"
+              + " admin-port");
+    }
+    java.time.Duration heartbeat = settings.get(ClusterFileDef.ROLE_HEARTBEAT);
+    java.time.Duration lease = settings.get(ClusterFileDef.ROLE_LEASE);
+    if (lease.compareTo(heartbeat.multipliedBy(2)) < 0) {
+      throw new IllegalArgumentException(
+          "cluster.role-lease-ms ("
+              + lease.toMillis()
+              + ") must be at least two role-heartbeat-ms ("
+              + heartbeat.toMillis()
+              + ")");
+    }
+    java.time.Duration margin = java.time.Duration.ofMillis(Math.min(100, lease.toMillis() / 5));
+    return new RoleLeaseKeeper.Timing(heartbeat, lease, margin);
+  }
+
+  /**
+   * The lease timing of sequencer failover when {@code sequencer-failover} is on (docs/
+   * architecture.md, "Sequencer failover").
+   */
+  public Optional<RoleLeaseKeeper.Timing> failover() {
+    return Optional.ofNullable(failover);
   }
 
   /** The admin address of the first metadata quorum node, if the cluster has an admin service. */

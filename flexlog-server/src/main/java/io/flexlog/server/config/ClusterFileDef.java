@@ -12,6 +12,7 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.server.control.quorum.QuorumConfig;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import java.time.Duration;
 import java.util.List;
 
@@ -58,6 +59,31 @@ public final class ClusterFileDef {
               .doc(
                   "Committed metadata changes after which each quorum node snapshots the"
                       + " metadata and purges its Raft log up to the snapshot."));
+
+  public static final ConfigKey<Boolean> SEQUENCER_FAILOVER =
+      CLUSTER.define(
+          ConfigKey.bool("sequencer-failover", false)
+              .doc(
+                  "Whether the sequencer nodes of the metadata quorum hold each color's role under"
+                      + " a lease and take over a role whose leader's lease lapsed (a larger role"
+                      + " epoch, published as a new topology version). Needs a metadata quorum."));
+
+  public static final ConfigKey<Duration> ROLE_HEARTBEAT =
+      CLUSTER.define(
+          ConfigKey.duration("role-heartbeat-ms", RoleLeaseKeeper.Timing.DEFAULT.heartbeat())
+              .validator(Validator.positiveDuration())
+              .importance(Importance.LOW)
+              .doc("With sequencer-failover: how often a role's leader renews its lease."));
+
+  public static final ConfigKey<Duration> ROLE_LEASE =
+      CLUSTER.define(
+          ConfigKey.duration("role-lease-ms", RoleLeaseKeeper.Timing.DEFAULT.lease())
+              .validator(Validator.positiveDuration())
+              .importance(Importance.LOW)
+              .doc(
+                  "With sequencer-failover: how long backups wait for a renewal before one takes"
+                      + " the role; the leader stops issuing SNs 100 ms (or a fifth of it, if"
+                      + " less) earlier. At least two heartbeats."));
 
   public static final ConfigKey<Integer> ID =
       NODE.define(

@@ -37,7 +37,7 @@ public final class DevProcesses implements AutoCloseable {
   /** The JVM options of each node: six JVMs share a laptop. */
   static final List<String> JVM_OPTIONS = List.of("-Xms32m", "-Xmx384m", "-XX:+UseSerialGC");
 
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
   /**
    * What the processes run with.
@@ -67,7 +67,7 @@ public final class DevProcesses implements AutoCloseable {
    * Writes the cluster file, starts the six nodes and waits until each printed its ready line.
    *
    * @throws IllegalStateException naming the node and its log when one exits or is not ready within
-   *     60 s; the nodes started so far are killed first
+   *     120 s; the nodes started so far are killed first
    */
   public static DevProcesses start(Options options) throws IOException, InterruptedException {
     Files.createDirectories(options.dataDir());
@@ -90,7 +90,7 @@ public final class DevProcesses implements AutoCloseable {
 
   /** The cluster file every node reads. */
   static String clusterYaml(Options o) {
-    StringBuilder b = new StringBuilder("cluster:\n  nodes:\n");
+    StringBuilder b = new StringBuilder("cluster:\n  sequencer-failover: true\n  nodes:\n");
     for (int id = 0; id < NODES; id++) {
       b.append(
           String.format(
@@ -212,6 +212,11 @@ public final class DevProcesses implements AutoCloseable {
   /** The bootstrap address of clients: sequencer node 0. */
   public String bootstrap() {
     return DevCluster.HOST + ":" + options.port();
+  }
+
+  /** The data-plane address of node {@code id}. */
+  public String nodeAddress(int id) {
+    return DevCluster.HOST + ":" + (options.port() + id);
   }
 
   /** The admin address of sequencer node {@code id}. */

@@ -64,7 +64,13 @@ class ClusterFileDefTest {
             "subscribe-heartbeat-ms");
     assertThat(ClusterFileDef.CLUSTER.keys())
         .extracting(ConfigKey::name)
-        .containsExactly("max-record-bytes", "metadata-timeout-ms", "metadata-snapshot-entries");
+        .containsExactly(
+            "max-record-bytes",
+            "metadata-timeout-ms",
+            "metadata-snapshot-entries",
+            "sequencer-failover",
+            "role-heartbeat-ms",
+            "role-lease-ms");
   }
 
   @Test

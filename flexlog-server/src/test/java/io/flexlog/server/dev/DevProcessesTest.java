@@ -19,7 +19,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code flexlog dev --processes}: six real processes, one of them killed with SIGKILL. */
+/**
+ * {@code flexlog dev --processes}: six real processes, one of them killed with SIGKILL: a quorum
+ * peer (nothing may stop), or the sequencer leading {@code global} (a backup takes the role in a
+ * larger epoch and appends resume with larger SNs; docs/architecture.md, "Sequencer failover").
+ */
 class DevProcessesTest {
   @TempDir Path dir;
 
@@ -57,6 +61,41 @@ class DevProcessesTest {
       written.forEach(
           (sn, value) ->
               assertThat(log.read("global", sn).map(LogRecord::payload)).contains(bytes(value)));
+    }
+  }
+
+  @Test
+  void shouldMoveTheGlobalRoleToABackupWhenItsLeaderIsKilled() throws Exception {
+    int base = FreePorts.consecutive(DevProcesses.NODES + 20 + 2 * DevProcesses.SEQUENCERS);
+    DevProcesses.Options options =
+        new DevProcesses.Options(
+            dir, base, base + 20, "mapped", DurabilityMode.PROCESS, 32L << 20, 0);
+    try (DevProcesses cluster = DevProcesses.start(options);
+        FlexLog log =
+            FlexLog.connect(
+                FlexLogConfig.builder()
+                    .bootstrapServers(cluster.bootstrap() + "," + cluster.nodeAddress(1))
+                    .deliveryTimeout(Duration.ofSeconds(30))
+                    .readTimeout(Duration.ofSeconds(5))
+                    .build())) {
+      Map<Long, String> written = append(log, "before", 5);
+      long lastBefore = written.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
+
+      cluster.kill(0);
+      long killedAt = System.nanoTime();
+      long sn = log.append("global", bytes("after-0"));
+      long gapMs = (System.nanoTime() - killedAt) / 1_000_000;
+      written.put(sn, "after-0");
+      written.putAll(append(log, "after", 5));
+
+      assertThat(sn).as("SNs of the new leader are larger").isGreaterThan(lastBefore);
+      assertThat(io.flexlog.core.model.Sn.epoch(sn))
+          .isGreaterThan(io.flexlog.core.model.Sn.epoch(lastBefore));
+      System.out.println("append gap across the kill of global's leader: " + gapMs + " ms");
+      assertThat(gapMs).as("appends resumed after the kill").isLessThan(30_000);
+      written.forEach(
+          (s, value) ->
+              assertThat(log.read("global", s).map(LogRecord::payload)).contains(bytes(value)));
     }
   }
 

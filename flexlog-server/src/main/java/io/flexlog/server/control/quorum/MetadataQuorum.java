@@ -65,6 +65,15 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
       RaftGroupId.valueOf(
           UUID.nameUUIDFromBytes("flexlog-metadata-quorum".getBytes(StandardCharsets.UTF_8)));
 
+  /**
+   * Ratis' election timeout range. Wider than its default (150-300 ms) so that a loaded machine (GC
+   * pauses, many JVMs on few cores) does not make leaders flap; a dead leader is still replaced
+   * within about a second.
+   */
+  static final long ELECTION_TIMEOUT_MIN_MS = 400;
+
+  static final long ELECTION_TIMEOUT_MAX_MS = 800;
+
   /** A client retries a request that found no leader at this pace, until the request timeout. */
   private static final long RETRY_SLEEP_MS = 100;
 
@@ -178,6 +187,10 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     GrpcConfigKeys.Server.setHost(properties, self.host());
     GrpcConfigKeys.Server.setPort(properties, self.raftPort());
     RaftServerConfigKeys.setStorageDir(properties, List.of(storageDir.toFile()));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(
+        properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MIN_MS, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(
+        properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEntries());
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
