@@ -1,6 +1,7 @@
 package io.flexlog.bench.cli;
 
 import io.flexlog.bench.e2e.E2eCommand;
+import io.flexlog.bench.failover.FailoverCommand;
 import io.flexlog.bench.ordering.OrderingCommand;
 import picocli.CommandLine.Command;
 
@@ -19,6 +20,7 @@ import picocli.CommandLine.Command;
       AppendCommand.class,
       StorageCommand.class,
       OrderingCommand.class,
-      E2eCommand.class
+      E2eCommand.class,
+      FailoverCommand.class
     })
 public final class BenchCommand {}

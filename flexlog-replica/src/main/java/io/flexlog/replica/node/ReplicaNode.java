@@ -186,6 +186,12 @@ public final class ReplicaNode implements AutoCloseable {
             linksByShard.put(shard, link);
           }
         });
+    linksBySequencer.forEach(
+        (sequencerId, link) -> {
+          if (!shardsBySequencer.containsKey(sequencerId)) {
+            link.forgetShards();
+          }
+        });
   }
 
   /**

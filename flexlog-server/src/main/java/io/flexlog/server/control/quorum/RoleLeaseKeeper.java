@@ -174,6 +174,12 @@ public final class RoleLeaseKeeper {
 
   private void tick(Color color, RoleLease lease) {
     int c = color.id();
+    int led = leading.get(c);
+    if (led >= 0 && (lease == null || lease.epoch() <= led)) {
+      // This incarnation took the role; its copy of the metadata may not show that yet.
+      renew(c, led);
+      return;
+    }
     if (lease == null) {
       if (color.sequencerId() == selfId) {
         take(c, null);
