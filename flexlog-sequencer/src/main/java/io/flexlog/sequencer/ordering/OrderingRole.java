@@ -88,15 +88,21 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
 
   /**
    * Moves the role to the epoch the metadata quorum committed for it (0: none), restarting the
-   * counter; an epoch not larger than the current one changes nothing. From then on only a new
-   * lease changes the epoch: an exhausted one stops the role instead of taking a node epoch.
+   * counter when the epoch is larger; an epoch not larger than the current one keeps the counter.
+   * From then on only a new lease changes the epoch: an exhausted one stops the role instead of
+   * taking a node epoch.
    */
   void adoptRoleEpoch(int roleEpoch) {
-    if (roleEpoch > 0 && (!leasedEpoch || roleEpoch > epoch)) {
+    if (roleEpoch <= 0) {
+      return;
+    }
+    // The same epoch again (the node epoch this incarnation started in happened to be the one the
+    // quorum gave it) keeps the counter: SNs already issued in it must never be issued again.
+    if (roleEpoch > epoch) {
       epoch = roleEpoch;
       counter = 0;
-      leasedEpoch = true;
     }
+    leasedEpoch = true;
   }
 
   Color color() {

@@ -12,6 +12,7 @@ import io.flexlog.admin.v1.WatchTopologyRequest;
 import io.flexlog.core.admin.AdminErrors;
 import io.flexlog.core.admin.TopologyProtos;
 import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Topology;
 import io.grpc.Metadata;
@@ -107,6 +108,18 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
       response.onNext(forwarder.addColor(leader, request));
       response.onCompleted();
     } catch (StatusRuntimeException e) {
+      if (e.getTrailers() == null || e.getTrailers().get(AdminErrors.CODE_KEY) == null) {
+        // No answer from the leader we knew (it died, an election is under way): typed, retryable.
+        response.onError(
+            AdminErrors.toStatus(
+                new MetadataUnavailableException(
+                    "metadata unavailable: the metadata quorum leader at "
+                        + leader
+                        + " did not answer ("
+                        + e.getStatus().getCode()
+                        + "); retry")));
+        return;
+      }
       // The leader's status and trailers (its FlexLog error code) pass through unchanged.
       response.onError(e.getStatus().asRuntimeException(e.getTrailers()));
     }

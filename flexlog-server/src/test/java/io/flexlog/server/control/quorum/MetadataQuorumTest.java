@@ -179,8 +179,7 @@ class MetadataQuorumTest {
         keepers[i] = quorum.member(i).keepRoleLeases(1, List.of(0, 1, 2), timing);
       }
       int firstEpoch = awaitIssuer(quorum, keepers, 0, Duration.ofSeconds(10));
-      assertThat(quorum.controller(1).topology().color(0).orElseThrow().roleEpoch())
-          .isEqualTo(firstEpoch);
+      awaitRoleEpoch(quorum, 1, firstEpoch);
 
       long killedAt = System.nanoTime();
       quorum.stop(0); // the role's leader: its keeper and its quorum node stop together
@@ -190,10 +189,25 @@ class MetadataQuorumTest {
 
       assertThat(nextEpoch).isGreaterThan(firstEpoch);
       assertThat(tookMs).as("role failover").isLessThan(5_000);
+      awaitRoleEpoch(quorum, 1, nextEpoch);
       io.flexlog.core.model.Color global = quorum.controller(1).topology().color(0).orElseThrow();
       assertThat(global.sequencerId()).isIn(1, 2);
       assertThat(global.roleEpoch()).isEqualTo(nextEpoch);
     }
+  }
+
+  /** Waits until node {@code nodeId}'s controller knows color 0's role epoch {@code epoch}. */
+  private static void awaitRoleEpoch(QuorumFixture quorum, int nodeId, int epoch)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (quorum.controller(nodeId).topology().color(0).orElseThrow().roleEpoch() < epoch) {
+      assertThat(System.nanoTime())
+          .as("node %d learns role epoch %d", nodeId, epoch)
+          .isLessThan(deadline);
+      Thread.sleep(10);
+    }
+    assertThat(quorum.controller(nodeId).topology().color(0).orElseThrow().roleEpoch())
+        .isEqualTo(epoch);
   }
 
   /** Waits until one keeper may issue for color 0 in an epoch of at least {@code minEpoch}. */
