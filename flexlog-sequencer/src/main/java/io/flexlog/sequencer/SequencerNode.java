@@ -9,6 +9,7 @@ import io.flexlog.core.net.Transport;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.sequencer.net.ParentConnector;
 import io.flexlog.sequencer.net.SequencerChannelHandler;
+import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.sequencer.ordering.NodeRuntime;
 import io.flexlog.sequencer.ordering.OrderingService;
 import io.flexlog.sequencer.ordering.SequencerInbound;
@@ -71,6 +72,7 @@ public final class SequencerNode implements AutoCloseable {
   private final long maxCounter;
   private volatile Topology topology;
   private EpochStore epochStore;
+  private IssueGate issueGate = IssueGate.ALWAYS;
   private EventLoopGroup group;
   private EventLoop loop;
   private ChannelGroup channels;
@@ -104,6 +106,18 @@ public final class SequencerNode implements AutoCloseable {
               + " is not a sequencer node of topology version "
               + topology.version());
     }
+  }
+
+  /**
+   * Lets {@code gate} decide whether a hosted role may issue SNs (the role leases of the metadata
+   * quorum; docs/architecture.md, "Sequencer failover"). Call before {@link #start}; without it
+   * every role issues whenever it has work.
+   */
+  public synchronized void issueGate(IssueGate gate) {
+    if (group != null) {
+      throw new IllegalStateException("set the issue gate before start");
+    }
+    this.issueGate = gate;
   }
 
   /**
@@ -161,6 +175,7 @@ public final class SequencerNode implements AutoCloseable {
             null);
     ConnectionGuard guard =
         new ConnectionGuard("sequencer " + config.nodeId(), config.connections());
+    service.issueGate(issueGate);
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group, group)

@@ -4,18 +4,22 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Topology;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.NodeSettings;
-import io.flexlog.server.control.AdminServer;
 import io.flexlog.server.control.ClusterController;
-import io.flexlog.server.control.HostPort;
 import io.flexlog.server.control.MetadataStore;
 import io.flexlog.server.control.TopologyBootstrap;
 import io.flexlog.server.control.TopologyWatcher;
+import io.flexlog.server.control.quorum.QuorumConfig;
+import io.flexlog.server.control.quorum.QuorumMember;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One node of a multi-process cluster with its control-plane duties:
@@ -23,30 +27,24 @@ import java.util.Optional;
  * <ul>
  *   <li>every node starts with the topology of {@link TopologyBootstrap} (the cluster file, or the
  *       newer one in its data directory's {@link MetadataStore});
- *   <li>the sequencer node hosting the root color holds the durable cluster metadata and, when the
- *       cluster file gives it an {@code admin-port}, serves the admin service there;
- *   <li>every other node then watches that service and applies each new topology version: it stores
- *       the version in its data directory first, then updates the node.
+ *   <li>the nodes with an {@code admin-port} form the metadata quorum: each runs its Raft peer, a
+ *       controller and the admin service ({@link QuorumMember});
+ *   <li>every other node watches the quorum's admin services and applies each new topology version:
+ *       it stores the version in its data directory first, then updates the node.
  * </ul>
  */
 public final class NodeProcess implements AutoCloseable {
   private final SequencerNode sequencer;
   private final ReplicaNode replica;
-  private final ClusterController controller;
-  private final AdminServer admin;
+  private final QuorumMember member;
   private final TopologyWatcher watcher;
   private DataDirectoryLock lock;
 
   private NodeProcess(
-      SequencerNode sequencer,
-      ReplicaNode replica,
-      ClusterController controller,
-      AdminServer admin,
-      TopologyWatcher watcher) {
+      SequencerNode sequencer, ReplicaNode replica, QuorumMember member, TopologyWatcher watcher) {
     this.sequencer = sequencer;
     this.replica = replica;
-    this.controller = controller;
-    this.admin = admin;
+    this.member = member;
     this.watcher = watcher;
   }
 
@@ -75,7 +73,7 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   /**
-   * Starts a sequencer node; on the root's node also the cluster metadata and the admin service.
+   * Starts a sequencer node with its control-plane duties ({@link #control}).
    *
    * @throws DataDirectoryLockedException when another process holds the data directory
    * @throws IOException when the data directory's metadata or epoch is corrupt or unwritable, or a
@@ -94,33 +92,47 @@ public final class NodeProcess implements AutoCloseable {
   private static NodeProcess startSequencerLocked(
       ClusterFile file, NodeSettings settings, MeterRegistry registry) throws IOException {
     MetadataStore store = new MetadataStore(settings.dataDir());
-    boolean root = file.rootSequencerId() == settings.nodeId();
-    Topology topology = TopologyBootstrap.resolve(file.topology(), store, root);
-    SequencerNode node = Nodes.startSequencer(topology, settings, file.maxRecordBytes(), registry);
+    Topology topology = TopologyBootstrap.resolve(file.topology(), store, false);
+    Optional<QuorumConfig> quorum = file.quorum();
+    boolean failover =
+        file.failover().isPresent()
+            && quorum.isPresent()
+            && quorum.get().peer(settings.nodeId()).isPresent();
+    // With failover, roles issue only under a lease, which the keeper below starts taking.
+    AtomicReference<RoleLeaseKeeper> keeper = new AtomicReference<>();
+    IssueGate gate =
+        failover
+            ? (colorId, epoch) -> {
+              RoleLeaseKeeper k = keeper.get();
+              return k != null && k.mayIssue(colorId, epoch);
+            }
+            : IssueGate.ALWAYS;
+    SequencerNode node =
+        Nodes.startSequencer(topology, settings, file.maxRecordBytes(), registry, gate);
     try {
-      Optional<HostPort> adminAddress = file.admin();
-      if (adminAddress.isEmpty()) {
-        return new NodeProcess(node, null, null, null, null);
+      NodeProcess process =
+          control(file, settings, topology, store, node::updateTopology, node, null);
+      if (failover) {
+        keeper.set(
+            process.member.keepRoleLeases(
+                node.epoch(), sequencerPeers(file, quorum.get()), file.failover().get()));
       }
-      if (root) {
-        ClusterController controller =
-            new ClusterController(topology, store, ClusterController.DEFAULT_APPLY_TIMEOUT);
-        controller.addLocalNode(settings.nodeId(), node::updateTopology);
-        AdminServer admin =
-            AdminServer.start(adminAddress.get().host(), adminAddress.get().port(), controller);
-        return new NodeProcess(node, null, controller, admin, null);
-      }
-      TopologyWatcher watcher =
-          watchTopology(adminAddress.get(), settings, topology, store, node::updateTopology);
-      return new NodeProcess(node, null, null, null, watcher);
+      return process;
     } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
     }
   }
 
+  /** The backups of every role: the quorum's sequencer nodes, in the cluster file's order. */
+  private static List<Integer> sequencerPeers(ClusterFile file, QuorumConfig quorum) {
+    return quorum.nodeIds().stream()
+        .filter(id -> file.topology().node(id).kind() == NodeAddress.Kind.SEQUENCER)
+        .toList();
+  }
+
   /**
-   * Starts a replica node and, when the cluster has an admin service, its topology watcher.
+   * Starts a replica node with its control-plane duties ({@link #control}).
    *
    * @throws DataDirectoryLockedException when another process holds the data directory
    * @throws IOException when the data directory's metadata is corrupt or unwritable
@@ -142,39 +154,53 @@ public final class NodeProcess implements AutoCloseable {
     Topology topology = TopologyBootstrap.resolve(file.topology(), store, false);
     ReplicaNode node =
         Nodes.startReplica(topology, settings, file.maxRecordBytes(), registry, banner);
-    Optional<HostPort> adminAddress = file.admin();
-    if (adminAddress.isEmpty()) {
-      return new NodeProcess(null, node, null, null, null);
-    }
     try {
-      TopologyWatcher watcher =
-          watchTopology(adminAddress.get(), settings, topology, store, node::updateTopology);
-      return new NodeProcess(null, node, null, null, watcher);
-    } catch (RuntimeException e) {
+      return control(file, settings, topology, store, node::updateTopology, null, node);
+    } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
     }
   }
 
   /**
-   * Follows the admin service's topology from {@code topology} on: each new version is stored in
-   * the data directory, then applied to the node.
+   * A node of the metadata quorum runs its member of it (peer, controller, admin service); every
+   * other node watches the quorum's admin services. Either way each new topology version is stored
+   * in the data directory before it is applied to the node: a restarted replica must recover the
+   * entries of the shards it hosts now. Without a quorum the topology is static.
    */
-  private static TopologyWatcher watchTopology(
-      HostPort admin,
+  private static NodeProcess control(
+      ClusterFile file,
       NodeSettings settings,
       Topology topology,
       MetadataStore store,
-      TopologyWatcher.Applier node) {
-    return TopologyWatcher.start(
-        admin,
-        settings.nodeId(),
-        topology.version(),
+      TopologyWatcher.Applier node,
+      SequencerNode sequencer,
+      ReplicaNode replica)
+      throws IOException {
+    Optional<QuorumConfig> quorum = file.quorum();
+    TopologyWatcher.Applier storeThenApply =
         next -> {
-          // Stored first: a restarted replica must recover the entries of shards it hosts now.
           store.write(next);
           node.apply(next);
-        });
+        };
+    if (quorum.isEmpty()) {
+      return new NodeProcess(sequencer, replica, null, null);
+    }
+    if (quorum.get().peer(settings.nodeId()).isPresent()) {
+      QuorumMember member =
+          QuorumMember.start(
+              quorum.get(),
+              settings.nodeId(),
+              settings.dataDir(),
+              topology,
+              storeThenApply::apply,
+              ClusterController.DEFAULT_APPLY_TIMEOUT);
+      return new NodeProcess(sequencer, replica, member, null);
+    }
+    TopologyWatcher watcher =
+        TopologyWatcher.start(
+            quorum.get().admins(), settings.nodeId(), topology.version(), storeThenApply);
+    return new NodeProcess(sequencer, replica, null, watcher);
   }
 
   private static void requireKind(ClusterFile file, NodeSettings settings, NodeAddress.Kind kind) {
@@ -200,14 +226,19 @@ public final class NodeProcess implements AutoCloseable {
     return replica;
   }
 
-  /** The cluster metadata authority, on the root's node when it serves the admin service. */
+  /** The cluster metadata controller, on a node of the metadata quorum. */
   public Optional<ClusterController> controller() {
-    return Optional.ofNullable(controller);
+    return Optional.ofNullable(member).map(QuorumMember::controller);
   }
 
-  /** The admin service's address, on the root's node when it serves one. */
+  /** This node's member of the metadata quorum, if it is one. */
+  public Optional<QuorumMember> quorumMember() {
+    return Optional.ofNullable(member);
+  }
+
+  /** The admin service's address, on a node of the metadata quorum. */
   public Optional<String> adminAddress() {
-    return Optional.ofNullable(admin).map(AdminServer::hostPort);
+    return Optional.ofNullable(member).map(QuorumMember::adminAddress);
   }
 
   /** The topology version this node runs. */
@@ -220,8 +251,8 @@ public final class NodeProcess implements AutoCloseable {
     if (watcher != null) {
       watcher.close();
     }
-    if (admin != null) {
-      admin.close();
+    if (member != null) {
+      member.close();
     }
     if (replica != null) {
       replica.close();

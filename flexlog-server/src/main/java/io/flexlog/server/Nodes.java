@@ -11,6 +11,7 @@ import io.flexlog.replica.storage.pm.LlplLogStorage;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerConfig;
 import io.flexlog.sequencer.SequencerNode;
+import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.server.config.DataSize;
 import io.flexlog.server.config.NodeSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,6 +27,17 @@ public final class Nodes {
   public static SequencerNode startSequencer(
       Topology topology, NodeSettings settings, int maxRecordBytes, MeterRegistry registry)
       throws IOException {
+    return startSequencer(topology, settings, maxRecordBytes, registry, IssueGate.ALWAYS);
+  }
+
+  /** As above, with the gate that decides when its roles may issue SNs (role leases). */
+  public static SequencerNode startSequencer(
+      Topology topology,
+      NodeSettings settings,
+      int maxRecordBytes,
+      MeterRegistry registry,
+      IssueGate gate)
+      throws IOException {
     NodeAddress self = topology.node(settings.nodeId());
     SequencerNode node =
         new SequencerNode(
@@ -39,6 +51,7 @@ public final class Nodes {
                 .build(),
             topology,
             registry);
+    node.issueGate(gate);
     node.start();
     return node;
   }

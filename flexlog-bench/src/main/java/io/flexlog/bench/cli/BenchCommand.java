@@ -1,6 +1,7 @@
 package io.flexlog.bench.cli;
 
 import io.flexlog.bench.e2e.E2eCommand;
+import io.flexlog.bench.failover.FailoverCommand;
 import io.flexlog.bench.ordering.OrderingCommand;
 import picocli.CommandLine.Command;
 
@@ -22,6 +23,7 @@ import picocli.CommandLine.Command;
       OrderingCommand.class,
       E2eCommand.class,
       ProduceCommand.class,
-      io.flexlog.bench.consume.ConsumeCommand.class
+      io.flexlog.bench.consume.ConsumeCommand.class,
+      FailoverCommand.class
     })
 public final class BenchCommand {}

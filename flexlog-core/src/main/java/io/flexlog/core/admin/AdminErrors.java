@@ -27,7 +27,7 @@ public final class AdminErrors {
       case NOT_ENOUGH_NODES, GROUP_ABORTED, ATOMIC_MEMBER_FAILED -> Status.Code.FAILED_PRECONDITION;
       case ATOMIC_OUTCOME_UNKNOWN -> Status.Code.UNKNOWN;
       case INVALID_ARGUMENT, RECORD_TOO_LARGE -> Status.Code.INVALID_ARGUMENT;
-      case NOT_READY -> Status.Code.UNAVAILABLE;
+      case NOT_READY, METADATA_UNAVAILABLE -> Status.Code.UNAVAILABLE;
       case STORAGE_FULL -> Status.Code.RESOURCE_EXHAUSTED;
       case TRIMMED -> Status.Code.OUT_OF_RANGE;
       case PROTOCOL, INTERNAL -> Status.Code.INTERNAL;

@@ -40,7 +40,8 @@ public final class TopologyProtos {
               .setId(color.id())
               .setName(color.name())
               .setParentId(color.parentId())
-              .setSequencerNodeId(color.sequencerId()));
+              .setSequencerNodeId(color.sequencerId())
+              .setRoleEpoch(color.roleEpoch()));
     }
     for (Shard shard : topology.shards()) {
       b.addShards(
@@ -76,7 +77,11 @@ public final class TopologyProtos {
       for (io.flexlog.admin.v1.Color color : message.getColorsList()) {
         colors.add(
             new Color(
-                color.getId(), color.getName(), color.getParentId(), color.getSequencerNodeId()));
+                color.getId(),
+                color.getName(),
+                color.getParentId(),
+                color.getSequencerNodeId(),
+                color.getRoleEpoch()));
       }
       List<Shard> shards = new ArrayList<>(message.getShardsCount());
       for (io.flexlog.admin.v1.Shard shard : message.getShardsList()) {

@@ -24,6 +24,11 @@ public enum ErrorCode {
   /** AddColor: the cluster has fewer replica nodes than the requested replication factor. */
   NOT_ENOUGH_NODES(21),
   /**
+   * Admin calls: the metadata quorum has no leader that a majority follows (too many of its nodes
+   * are down or unreachable); nothing was changed, or the message says that it may have been.
+   */
+  METADATA_UNAVAILABLE(22),
+  /**
    * Atomic append: the replica of the broker shard durably aborted the group (it was abandoned
    * before its commit) and will never write its END marker.
    */

@@ -29,6 +29,7 @@ public class FlexLogException extends RuntimeException {
       case INVALID_ARGUMENT -> new InvalidArgumentException(message);
       case COLOR_EXISTS -> new ColorExistsException(message);
       case NOT_ENOUGH_NODES -> new NotEnoughNodesException(message);
+      case METADATA_UNAVAILABLE -> new MetadataUnavailableException(message);
       case GROUP_ABORTED -> new GroupAbortedException(message);
       case ATOMIC_OUTCOME_UNKNOWN -> new AtomicOutcomeUnknownException(message);
       case ATOMIC_MEMBER_FAILED -> new AtomicMemberFailedException(message);

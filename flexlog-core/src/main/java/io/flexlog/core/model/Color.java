@@ -8,9 +8,14 @@ import java.util.regex.Pattern;
  * @param id the wire id, unique in the cluster
  * @param name the user-facing name
  * @param parentId the parent's id, or {@link #NO_PARENT} for the root
- * @param sequencerId the sequencer node hosting this color's ordering role
+ * @param sequencerId the sequencer node hosting this color's ordering role (its current leader)
+ * @param roleEpoch the epoch in which that leader issues the color's SNs, committed in the metadata
+ *     quorum when it took the role; every later leader gets a larger one, so a replica that knows
+ *     it can refuse order responses and watermarks of older epochs for the color. 0 when the role
+ *     is not managed by the quorum: it issues SNs in its node's epoch (docs/architecture.md,
+ *     "Sequencer failover")
  */
-public record Color(int id, String name, int parentId, int sequencerId) {
+public record Color(int id, String name, int parentId, int sequencerId, int roleEpoch) {
   public static final int GLOBAL_ID = 0;
   public static final String GLOBAL = "global";
   public static final int NO_PARENT = -1;
@@ -22,6 +27,19 @@ public record Color(int id, String name, int parentId, int sequencerId) {
     if (id < 0) {
       throw new IllegalArgumentException("color id must be >= 0: " + id);
     }
+    if (roleEpoch < 0) {
+      throw new IllegalArgumentException("role epoch must be >= 0: " + roleEpoch);
+    }
+  }
+
+  /** A color whose role is not (yet) managed by the metadata quorum: role epoch 0. */
+  public Color(int id, String name, int parentId, int sequencerId) {
+    this(id, name, parentId, sequencerId, 0);
+  }
+
+  /** This color with its role led by {@code sequencerId} in {@code roleEpoch}. */
+  public Color withRole(int sequencerId, int roleEpoch) {
+    return new Color(id, name, parentId, sequencerId, roleEpoch);
   }
 
   /** Throws {@link IllegalArgumentException} naming the problem when {@code name} is not legal. */

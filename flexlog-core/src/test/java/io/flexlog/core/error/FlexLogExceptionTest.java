@@ -69,6 +69,7 @@ class FlexLogExceptionTest {
             "INVALID_ARGUMENT=9",
             "COLOR_EXISTS=20",
             "NOT_ENOUGH_NODES=21",
+            "METADATA_UNAVAILABLE=22",
             "GROUP_ABORTED=30",
             "ATOMIC_OUTCOME_UNKNOWN=31",
             "ATOMIC_MEMBER_FAILED=32");

@@ -201,6 +201,12 @@ public final class ReplicaNode implements AutoCloseable {
             linksByShard.put(shard, link);
           }
         });
+    linksBySequencer.forEach(
+        (sequencerId, link) -> {
+          if (!shardsBySequencer.containsKey(sequencerId)) {
+            link.forgetShards();
+          }
+        });
   }
 
   /**

@@ -105,6 +105,15 @@ final class SequencerLink {
     }
   }
 
+  /**
+   * The sequencer no longer orders any of this node's shards (their role moved to another node in a
+   * failover): the link keeps its connection but names no shard, so that a role coming back later
+   * is a change that says HELLO again and re-sends the unassigned order requests.
+   */
+  void forgetShards() {
+    shardIds = new int[0];
+  }
+
   // The sequencer does not know one of our shards yet: it has not applied the topology we have.
   private void scheduleRehello(String reason) {
     if (rehelloScheduled || closed) {

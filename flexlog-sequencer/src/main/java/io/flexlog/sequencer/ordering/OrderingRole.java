@@ -40,8 +40,12 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   private final long maxCounter;
   private final EpochSource epochs;
   private IssueObserver observer;
+  private IssueGate gate = IssueGate.ALWAYS;
   private int epoch;
   private long counter;
+
+  /** True when the epoch comes from the metadata quorum: only a new lease may change it. */
+  private boolean leasedEpoch;
 
   /**
    * @param subtreeShards the shards whose replicas may ask for SNs of this color
@@ -70,6 +74,35 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     this.maxCounter = maxCounter;
     this.epochs = epochs;
     this.epoch = epoch;
+    adoptRoleEpoch(color.roleEpoch());
+  }
+
+  void gate(IssueGate gate) {
+    this.gate = gate;
+  }
+
+  /** Whether the role's gate lets it issue SNs in its epoch now. */
+  boolean mayIssue() {
+    return gate.mayIssue(color.id(), epoch);
+  }
+
+  /**
+   * Moves the role to the epoch the metadata quorum committed for it (0: none), restarting the
+   * counter when the epoch is larger; an epoch not larger than the current one keeps the counter.
+   * From then on only a new lease changes the epoch: an exhausted one stops the role instead of
+   * taking a node epoch.
+   */
+  void adoptRoleEpoch(int roleEpoch) {
+    if (roleEpoch <= 0) {
+      return;
+    }
+    // The same epoch again (the node epoch this incarnation started in happened to be the one the
+    // quorum gave it) keeps the counter: SNs already issued in it must never be issued again.
+    if (roleEpoch > epoch) {
+      epoch = roleEpoch;
+      counter = 0;
+    }
+    leasedEpoch = true;
   }
 
   Color color() {
@@ -179,8 +212,7 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
         continue;
       }
       if (counter == maxCounter) {
-        epoch = epochs.advance();
-        counter = 0;
+        nextEpoch();
       }
       counter++;
       long sn = Sn.of(epoch, counter);
@@ -196,8 +228,7 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
       }
       int n = ranges.count(i);
       if (maxCounter - counter < n) {
-        epoch = epochs.advance();
-        counter = 0;
+        nextEpoch();
       }
       long first = Sn.of(epoch, counter + 1);
       counter += n;
@@ -206,6 +237,19 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
         observer.onIssued(color.id(), first, n);
       }
     }
+  }
+
+  private void nextEpoch() {
+    if (leasedEpoch) {
+      throw new IllegalStateException(
+          "epoch "
+              + epoch
+              + " of color "
+              + color.id()
+              + " is exhausted; the role needs a new lease");
+    }
+    epoch = epochs.advance();
+    counter = 0;
   }
 
   /** Forgets the batch and the ranges after they were published. */

@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.agrona.collections.Int2IntHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +58,11 @@ public final class OrderingService {
   private final Runnable endTurnTask = this::endTurn;
   private boolean turnScheduled;
 
+  /** A batch whose role may not issue yet is looked at again after this long. */
+  static final long GATE_RETRY_MS = 5;
+
+  private boolean gateRetryScheduled;
+
   // Scratch for duplicate answers, reused so that retries do not allocate.
   private long[] duplicateSns = new long[16];
   private int[] duplicateIndexes = new int[16];
@@ -91,6 +97,14 @@ public final class OrderingService {
         new ParentLinks(
             nodeId, incarnation, tables, broadcaster, childLinks, runtime, this::scheduleEndOfTurn);
     this.catchUp = new CatchUp(tables, broadcaster);
+  }
+
+  /**
+   * Lets {@code gate} decide, each turn, whether a hosted role may issue SNs (leases of the
+   * metadata quorum; docs/architecture.md, "Sequencer failover"). Call before {@link #start}.
+   */
+  public void issueGate(IssueGate gate) {
+    tables.gate(gate);
   }
 
   /** Asks the runtime for connections to the parent nodes. Call once, on the owning thread. */
@@ -318,6 +332,18 @@ public final class OrderingService {
 
   // ---------------------------------------------------------------- the turn
 
+  private void retryGatedLater() {
+    if (!gateRetryScheduled) {
+      gateRetryScheduled = true;
+      runtime.schedule(
+          () -> {
+            gateRetryScheduled = false;
+            scheduleEndOfTurn();
+          },
+          GATE_RETRY_MS);
+    }
+  }
+
   private void scheduleEndOfTurn() {
     if (!turnScheduled) {
       turnScheduled = true;
@@ -357,6 +383,12 @@ public final class OrderingService {
 
   private void publishBatch(OrderingTables.HostedColor hosted) {
     OrderingRole role = hosted.role;
+    if (!role.mayIssue()) {
+      // No lease (not yet, or lapsed): the batch waits, and is looked at again shortly. If the
+      // role moves to another node, the batch leaves with it and the replicas re-send there.
+      retryGatedLater();
+      return;
+    }
     boolean failed = false;
     try {
       role.assignBatch();
@@ -419,17 +451,17 @@ public final class OrderingService {
       LOG.error("node {} refuses topology version {}: {}", nodeId, newer.version(), problem);
       return;
     }
-    List<OrderingTables.HostedColor> hostedColors = tables.hostedColors();
-    int[] shardsBefore = new int[hostedColors.size()];
-    for (int i = 0; i < shardsBefore.length; i++) {
-      shardsBefore[i] = hostedColors.get(i).role.shardCount();
+    // By color: a failover may take a hosted role away.
+    Int2IntHashMap shardsBefore = new Int2IntHashMap(-1);
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      shardsBefore.put(hosted.role.colorId(), hosted.role.shardCount());
     }
     tables.install(newer);
     registry.update(newer);
-    for (int i = 0; i < shardsBefore.length; i++) {
-      OrderingTables.HostedColor hosted = hostedColors.get(i);
-      if (hosted.role.shardCount() > shardsBefore[i]) {
-        writeJoinMark(hosted, newer.version(), shardsBefore[i]);
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      int before = shardsBefore.get(hosted.role.colorId());
+      if (before >= 0 && hosted.role.shardCount() > before) {
+        writeJoinMark(hosted, newer.version(), before);
       }
     }
     parentLinks.install();

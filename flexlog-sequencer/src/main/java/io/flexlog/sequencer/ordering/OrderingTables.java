@@ -36,6 +36,7 @@ final class OrderingTables {
   private final NodeEpochs epochs;
   private final SequencerMetrics metrics;
   private final IssueObserver observer;
+  private IssueGate gate = IssueGate.ALWAYS;
 
   private Topology topology;
   private Routing routing;
@@ -67,10 +68,21 @@ final class OrderingTables {
     this.observer = observer;
   }
 
+  /** Sets the gate of every role, present and future; before the first turn. */
+  void gate(IssueGate gate) {
+    this.gate = gate;
+    for (HostedColor h : hostedList) {
+      h.role.gate(gate);
+    }
+  }
+
   /** Applies {@code topology}; the caller checked it with {@link TopologyChange}. */
   void install(Topology topology) {
     this.topology = topology;
     this.routing = new Routing(topology, nodeId);
+    // A role handed to another node (failover) leaves this one.
+    hostedList.removeIf(h -> !routing.hostedColors().contains(h.role.colorId()));
+    hosted.keySet().removeIf(colorId -> !routing.hostedColors().contains(colorId));
     for (int colorId : routing.hostedColors()) {
       HostedColor h = hosted.get(colorId);
       if (h == null) {
@@ -79,6 +91,7 @@ final class OrderingTables {
         hostedList.add(h);
       } else {
         h.role.addShards(topology.shardsInSubtree(colorId));
+        h.role.adoptRoleEpoch(topology.color(colorId).orElseThrow().roleEpoch());
       }
       h.edges = routing.edgesUnder(colorId).toArray(new Routing.Edge[0]);
     }
@@ -119,6 +132,7 @@ final class OrderingTables {
             maxCounter,
             epochs);
     role.observe(observer);
+    role.gate(gate);
     return new HostedColor(role, metrics.forColor(color.name()));
   }
 

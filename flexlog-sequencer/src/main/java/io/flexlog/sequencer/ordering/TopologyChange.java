@@ -9,8 +9,9 @@ import java.util.Optional;
 /**
  * Which topology changes a running sequencer node can apply: a larger version that keeps every
  * color where it was (same parent, same sequencer node, since a role that moved could issue SNs
- * below ones its old node issued) and every shard on its color; new colors, shards, nodes and
- * replica placements are fine. Also, the node must still be a sequencer node.
+ * below ones its old node issued) unless the role moved by a failover, which comes with a larger
+ * role epoch from the metadata quorum, and keeps every shard on its color; new colors, shards,
+ * nodes and replica placements are fine. Also, the node must still be a sequencer node.
  */
 public final class TopologyChange {
   private TopologyChange() {}
@@ -34,8 +35,10 @@ public final class TopologyChange {
       if (after.isEmpty()) {
         return "color " + describe(color) + " is missing from topology version " + newer.version();
       }
+      // A role moves only by a failover, which the metadata quorum commits with a larger epoch.
+      boolean failover = after.get().roleEpoch() > color.roleEpoch();
       if (after.get().parentId() != color.parentId()
-          || after.get().sequencerId() != color.sequencerId()) {
+          || (after.get().sequencerId() != color.sequencerId() && !failover)) {
         return "color "
             + describe(color)
             + " moves from parent "

@@ -5,6 +5,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.server.config.DataSize;
 import io.flexlog.server.dev.DevCluster;
+import io.flexlog.server.dev.DevProcesses;
 import io.flexlog.server.dev.TopologyReport;
 import io.flexlog.server.metrics.MetricsEndpoint;
 import java.nio.file.Path;
@@ -17,13 +18,14 @@ import picocli.CommandLine.Option;
     name = "dev",
     mixinStandardHelpOptions = true,
     description = {
-      "Run an embedded dev cluster on 127.0.0.1.",
-      "One sequencer and one shard of three replicas: the sequencer listens on --port (the"
-          + " bootstrap address), the replicas on the next three ports.",
-      "With --tree: a root sequencer (global) and two leaf sequencers (left, right) on --port and"
-          + " the next two ports, each leaf with two shards of three replicas on six replica nodes"
-          + " (the next six ports).",
-      "The admin service (colors add/list) listens on --admin-port."
+      "Run an embedded dev cluster on 127.0.0.1: one sequencer and one shard of three replicas.",
+      "The sequencer listens on --port (the bootstrap address), the replicas on the next three.",
+      "With --tree: a root sequencer (global) and two leaf sequencers (left, right) on --port",
+      "and the next two ports, each leaf with two shards of three replicas on six replica nodes",
+      "(the next six ports). The admin service (colors add/list) listens on --admin-port.",
+      "With --processes: 3 sequencer nodes (also the metadata quorum) and 3 replica nodes, each",
+      "a separate process on --port and the next five ports, admin services on --admin-port,",
+      "+2 and +4; kill -9 any of them and start it again with the command printed for it."
     })
 final class DevCommand implements Callable<Integer> {
   @Option(
@@ -44,6 +46,12 @@ final class DevCommand implements Callable<Integer> {
       names = "--tree",
       description = "Run the sequencer tree: global over left and right (9 nodes).")
   boolean tree;
+
+  @Option(
+      names = "--processes",
+      description =
+          "Run 3 sequencer and 3 replica nodes as separate processes (an HA cluster to kill -9).")
+  boolean processes;
 
   @Option(
       names = "--admin-port",
@@ -90,6 +98,9 @@ final class DevCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (processes) {
+      return runProcesses();
+    }
     DevCluster.Layout layout = tree ? DevCluster.Layout.TREE : DevCluster.Layout.FLAT;
     int lastNodePort = 65535 - (DevCluster.nodeCount(layout) - 1);
     if (port <= 0 || port > lastNodePort) {
@@ -135,6 +146,66 @@ final class DevCommand implements Callable<Integer> {
             + " (Ctrl-C to stop)");
     System.out.flush();
     NodeRunner.runUntilStopped(cluster, metrics, "FlexLog dev cluster stopped");
+    return 0;
+  }
+
+  private int runProcesses() throws Exception {
+    if (tree) {
+      throw new IllegalArgumentException("--processes and --tree cannot be combined");
+    }
+    int lastNodePort = 65535 - (DevProcesses.NODES - 1);
+    if (port <= 0 || port > lastNodePort) {
+      throw new IllegalArgumentException("--port must be in 1.." + lastNodePort);
+    }
+    int admin = adminPort != null ? adminPort : port + DevCluster.ADMIN_PORT_OFFSET;
+    int adminPorts = 2 * DevProcesses.SEQUENCERS;
+    if (admin <= 0
+        || admin + adminPorts - 1 > 65535
+        || (admin < port + DevProcesses.NODES && port < admin + adminPorts)) {
+      throw new IllegalArgumentException(
+          "--admin-port and the next "
+              + (adminPorts - 1)
+              + " ports must be in 1..65535 and not node ports, got "
+              + admin);
+    }
+    DevProcesses cluster =
+        DevProcesses.start(
+            new DevProcesses.Options(
+                data,
+                port,
+                admin,
+                engine,
+                DurabilityMode.parse(durability),
+                DataSize.parse("--pm-bytes", pmBytes),
+                DataSize.parse("--cache-bytes", cacheBytes)));
+    for (int id = 0; id < DevProcesses.NODES; id++) {
+      System.out.println(
+          "node "
+              + id
+              + " pid "
+              + cluster.pid(id)
+              + ": "
+              + cluster.readyLine(id).orElse("")
+              + "\n  log: "
+              + cluster.log(id)
+              + "\n  restart: "
+              + cluster.restartCommand(id));
+    }
+    System.out.println(
+        "FlexLog dev processes ready: bootstrap="
+            + cluster.bootstrap()
+            + " admin="
+            + cluster.adminAddress(0)
+            + ","
+            + cluster.adminAddress(1)
+            + ","
+            + cluster.adminAddress(2)
+            + " cluster-file="
+            + cluster.clusterFile().toAbsolutePath()
+            + " (kill -9 any node; Ctrl-C stops them all)");
+    System.out.flush();
+    NodeRunner.runUntilStopped(
+        cluster, new MetricsEndpoint(DevCluster.HOST, 0), "FlexLog dev processes stopped");
     return 0;
   }
 }

@@ -10,12 +10,15 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.control.HostPort;
+import io.flexlog.server.control.quorum.QuorumConfig;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,7 +37,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * cluster:
  *   max-record-bytes: 1MiB
  *   nodes:
- *     - {id: 0, kind: sequencer, host: 127.0.0.1, port: 7070, admin-port: 7090}
+ *     - {id: 0, kind: sequencer, host: 127.0.0.1, port: 7070, admin-port: 7090, metadata-port: 7091}
  *     - {id: 1, kind: replica, host: 127.0.0.1, port: 7071}
  *   colors:
  *     - {id: 0, name: global, sequencer: 0}
@@ -65,13 +68,15 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * <p>Every key of {@code node:} and the scalar keys of {@code cluster:} are declared, with their
  * types, defaults and rules, in {@link ClusterFileDef}; {@code docs/configuration.md} lists them.
  *
- * <p>{@code admin-port} may be given on the sequencer node that hosts the root color: that node
- * then serves the admin gRPC service (AddColor, topology distribution) on it, and every other node
- * watches it for topology changes. Without it the topology is static.
+ * <p>The nodes with an {@code admin-port} (1, 3 or 5; the sequencer nodes, usually) form the
+ * metadata quorum (docs/architecture.md, "Metadata quorum"): each serves the admin gRPC service
+ * (AddColor, topology distribution) there and runs its Raft peer on {@code metadata-port} (default
+ * {@code admin-port + 1}); every other node watches them for topology changes. Without any {@code
+ * admin-port} the topology is static.
  */
 public final class ClusterFile {
   private static final Set<String> NODE_ENTRY_KEYS =
-      Set.of("id", "kind", "host", "port", "admin-port");
+      Set.of("id", "kind", "host", "port", "admin-port", "metadata-port");
 
   /** The lists of {@code cluster:}: the topology. Its scalar keys are in {@link ClusterFileDef}. */
   private static final List<String> TOPOLOGY_KEYS = List.of("nodes", "colors", "shards");
@@ -80,19 +85,22 @@ public final class ClusterFile {
   private final Topology topology;
   private final int maxRecordBytes;
   private final Map<String, Object> node;
-  private final HostPort admin;
+  private final QuorumConfig quorum;
+  private final RoleLeaseKeeper.Timing failover;
 
   private ClusterFile(
       Path source,
       Topology topology,
       int maxRecordBytes,
       Map<String, Object> node,
-      HostPort admin) {
+      QuorumConfig quorum,
+      RoleLeaseKeeper.Timing failover) {
     this.source = source;
     this.topology = topology;
     this.maxRecordBytes = maxRecordBytes;
     this.node = node;
-    this.admin = admin;
+    this.quorum = quorum;
+    this.failover = failover;
   }
 
   /**
@@ -120,12 +128,13 @@ public final class ClusterFile {
       clusterSettings.keySet().removeAll(TOPOLOGY_KEYS);
       ConfigValues settings = ClusterFileDef.CLUSTER.parse(clusterSettings);
       Topology topology = parseTopology(cluster);
-      HostPort admin = parseAdmin(cluster, topology);
+      QuorumConfig quorum = parseQuorum(cluster, topology, settings);
       int maxRecordBytes = settings.get(ClusterFileDef.MAX_RECORD_BYTES).intValue();
       Map<String, Object> node =
           root.containsKey("node") ? map(root.get("node"), "node") : new HashMap<>();
       ClusterFileDef.NODE.checkKnown(node.keySet());
-      return new ClusterFile(path, topology, maxRecordBytes, node, admin);
+      return new ClusterFile(
+          path, topology, maxRecordBytes, node, quorum, parseFailover(settings, quorum));
     } catch (IllegalArgumentException | ClassCastException e) {
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
     }
@@ -184,41 +193,107 @@ public final class ClusterFile {
     return new Topology(1, nodes, colors, shards);
   }
 
-  // The admin-port of the root color's sequencer node; no other node may have one.
-  private static HostPort parseAdmin(Map<String, Object> cluster, Topology topology) {
-    int rootSequencer =
-        topology.colors().stream()
-            .filter(Color::isRoot)
-            .findFirst()
-            .map(Color::sequencerId)
-            .orElse(-1);
-    HostPort admin = null;
+  // The nodes with an admin-port form the metadata quorum, each with a Raft port.
+  private static QuorumConfig parseQuorum(
+      Map<String, Object> cluster, Topology topology, ConfigValues settings) {
+    List<QuorumConfig.Peer> peers = new ArrayList<>();
+    Set<String> taken = new HashSet<>();
+    for (NodeAddress n : topology.nodes().values()) {
+      taken.add(n.host() + ":" + n.port());
+    }
     for (Object item : list(cluster.get("nodes"), "cluster.nodes")) {
       Map<String, Object> n = map(item, "cluster.nodes[]");
       if (!n.containsKey("admin-port")) {
+        if (n.containsKey("metadata-port")) {
+          throw new IllegalArgumentException(
+              "cluster.nodes[].metadata-port: node "
+                  + n.get("id")
+                  + " has no admin-port; only metadata quorum nodes (those with an admin-port)"
+                  + " have a metadata-port");
+        }
         continue;
       }
-      int id = integer(n.get("id"), "cluster.nodes[].id");
-      if (id != rootSequencer) {
-        throw new IllegalArgumentException(
-            "cluster.nodes[].admin-port: node "
-                + id
-                + " does not host the root color; only its sequencer node "
-                + rootSequencer
-                + " serves the admin service");
-      }
-      int port = integer(n.get("admin-port"), "cluster.nodes[].admin-port");
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("cluster.nodes[].admin-port out of range: " + port);
-      }
-      admin = new HostPort(topology.node(id).host(), port);
+      NodeAddress address = topology.node(integer(n.get("id"), "cluster.nodes[].id"));
+      int admin = port(n.get("admin-port"), "admin-port", address, taken);
+      int raft = port(n.getOrDefault("metadata-port", admin + 1), "metadata-port", address, taken);
+      peers.add(new QuorumConfig.Peer(address.id(), address.host(), raft, admin));
     }
-    return admin;
+    if (peers.isEmpty()) {
+      return null;
+    }
+    if (peers.size() % 2 == 0) {
+      throw new IllegalArgumentException(
+          "cluster.nodes[].admin-port: "
+              + peers.size()
+              + " nodes have one, but the metadata quorum needs an odd number of nodes (an even"
+              + " number survives no more failures than one node fewer); give it to 1, 3 or 5"
+              + " nodes");
+    }
+    return new QuorumConfig(
+        peers,
+        settings.get(ClusterFileDef.METADATA_TIMEOUT),
+        settings.get(ClusterFileDef.METADATA_SNAPSHOT_ENTRIES));
   }
 
-  /** The admin service's address (the root's sequencer node host and admin-port), if any. */
+  private static int port(Object value, String key, NodeAddress node, Set<String> taken) {
+    int port = integer(value, "cluster.nodes[]." + key);
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("cluster.nodes[]." + key + " out of range: " + port);
+    }
+    if (!taken.add(node.host() + ":" + port)) {
+      throw new IllegalArgumentException(
+          "cluster.nodes[]."
+              + key
+              + " of node "
+              + node.id()
+              + ": "
+              + node.host()
+              + ":"
+              + port
+              + " is already used by another port of the cluster file");
+    }
+    return port;
+  }
+
+  private static RoleLeaseKeeper.Timing parseFailover(ConfigValues settings, QuorumConfig quorum) {
+    if (!settings.get(ClusterFileDef.SEQUENCER_FAILOVER)) {
+      return null;
+    }
+    if (quorum == null) {
+      throw new IllegalArgumentException(
+          "cluster.sequencer-failover needs a metadata quorum: give the sequencer nodes an"
+              + " admin-port");
+    }
+    java.time.Duration heartbeat = settings.get(ClusterFileDef.ROLE_HEARTBEAT);
+    java.time.Duration lease = settings.get(ClusterFileDef.ROLE_LEASE);
+    if (lease.compareTo(heartbeat.multipliedBy(2)) < 0) {
+      throw new IllegalArgumentException(
+          "cluster.role-lease-ms ("
+              + lease.toMillis()
+              + ") must be at least two role-heartbeat-ms ("
+              + heartbeat.toMillis()
+              + ")");
+    }
+    java.time.Duration margin = java.time.Duration.ofMillis(Math.min(100, lease.toMillis() / 5));
+    return new RoleLeaseKeeper.Timing(heartbeat, lease, margin);
+  }
+
+  /**
+   * The lease timing of sequencer failover when {@code sequencer-failover} is on (docs/
+   * architecture.md, "Sequencer failover").
+   */
+  public Optional<RoleLeaseKeeper.Timing> failover() {
+    return Optional.ofNullable(failover);
+  }
+
+  /** The admin address of the first metadata quorum node, if the cluster has an admin service. */
   public Optional<HostPort> admin() {
-    return Optional.ofNullable(admin);
+    return quorum == null ? Optional.empty() : Optional.of(quorum.admins().get(0));
+  }
+
+  /** The metadata quorum: the nodes with an {@code admin-port}. Empty for a static topology. */
+  public Optional<QuorumConfig> quorum() {
+    return Optional.ofNullable(quorum);
   }
 
   /** The id of the sequencer node that hosts the root color. */

@@ -13,6 +13,8 @@ import io.flexlog.replica.atomic.AtomicConfig;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
+import io.flexlog.server.control.quorum.QuorumConfig;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import java.time.Duration;
 import java.util.List;
 
@@ -42,6 +44,48 @@ public final class ClusterFileDef {
               .doc(
                   "The largest record payload the cluster accepts; larger appends fail with"
                       + " RecordTooLargeException. Announced to clients by the sequencers."));
+
+  public static final ConfigKey<Duration> METADATA_TIMEOUT =
+      CLUSTER.define(
+          ConfigKey.duration("metadata-timeout-ms", QuorumConfig.DEFAULT_REQUEST_TIMEOUT)
+              .validator(Validator.positiveDuration())
+              .doc(
+                  "How long an admin call (AddColor, colors list) waits for a metadata quorum"
+                      + " leader before it fails with METADATA_UNAVAILABLE."));
+
+  public static final ConfigKey<Long> METADATA_SNAPSHOT_ENTRIES =
+      CLUSTER.define(
+          ConfigKey.longKey("metadata-snapshot-entries", QuorumConfig.DEFAULT_SNAPSHOT_ENTRIES)
+              .validator(Validator.between(1, Integer.MAX_VALUE))
+              .importance(Importance.LOW)
+              .doc(
+                  "Committed metadata changes after which each quorum node snapshots the"
+                      + " metadata and purges its Raft log up to the snapshot."));
+
+  public static final ConfigKey<Boolean> SEQUENCER_FAILOVER =
+      CLUSTER.define(
+          ConfigKey.bool("sequencer-failover", false)
+              .doc(
+                  "Whether the sequencer nodes of the metadata quorum hold each color's role under"
+                      + " a lease and take over a role whose leader's lease lapsed (a larger role"
+                      + " epoch, published as a new topology version). Needs a metadata quorum."));
+
+  public static final ConfigKey<Duration> ROLE_HEARTBEAT =
+      CLUSTER.define(
+          ConfigKey.duration("role-heartbeat-ms", RoleLeaseKeeper.Timing.DEFAULT.heartbeat())
+              .validator(Validator.positiveDuration())
+              .importance(Importance.LOW)
+              .doc("With sequencer-failover: how often a role's leader renews its lease."));
+
+  public static final ConfigKey<Duration> ROLE_LEASE =
+      CLUSTER.define(
+          ConfigKey.duration("role-lease-ms", RoleLeaseKeeper.Timing.DEFAULT.lease())
+              .validator(Validator.positiveDuration())
+              .importance(Importance.LOW)
+              .doc(
+                  "With sequencer-failover: how long backups wait for a renewal before one takes"
+                      + " the role; the leader stops issuing SNs 100 ms (or a fifth of it, if"
+                      + " less) earlier. At least two heartbeats."));
 
   public static final ConfigKey<Integer> ID =
       NODE.define(

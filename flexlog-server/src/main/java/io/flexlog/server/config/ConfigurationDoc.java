@@ -81,8 +81,8 @@ public final class ConfigurationDoc {
         out,
         "Cluster file: `cluster:`",
         "Besides these keys, `cluster:` holds the topology: the lists `nodes` (`id`, `kind`"
-            + " sequencer or replica, `host`, `port`, and `admin-port` on the root color's"
-            + " sequencer node), `colors` (`id`, `name`, `parent`, `sequencer`) and `shards` (`id`,"
+            + " sequencer or replica, `host`, `port`, and on the metadata quorum's nodes"
+            + " `admin-port` and `metadata-port`, default `admin-port` + 1), `colors` (`id`, `name`, `parent`, `sequencer`) and `shards` (`id`,"
             + " `color`, `replicas`). Every node of a cluster may read the same file.",
         ClusterFileDef.CLUSTER);
     section(

@@ -12,18 +12,25 @@ import io.flexlog.admin.v1.WatchTopologyRequest;
 import io.flexlog.core.admin.AdminErrors;
 import io.flexlog.core.admin.TopologyProtos;
 import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Topology;
+import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC face of the {@link ClusterController} ({@code flexlog.admin.v1.FlexLogAdmin}): converts
  * messages and maps errors to a gRPC status carrying the FlexLog error code ({@link AdminErrors}).
+ * On a follower of the metadata quorum ({@link AdminRoute}) AddColor is forwarded to the leader,
+ * WatchTopology is refused with the leader's address in the trailer {@code
+ * flexlog-metadata-leader}, and reads are answered here through the quorum.
  *
  * <p>Threading: gRPC calls the methods on its executor threads, concurrently; the controller is
  * thread-safe and serializes changes.
@@ -31,14 +38,40 @@ import org.slf4j.LoggerFactory;
 public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(AdminService.class);
 
+  /** Trailer of a WatchTopology refused by a follower: the leader's admin {@code host:port}. */
+  public static final Metadata.Key<String> LEADER_KEY =
+      Metadata.Key.of("flexlog-metadata-leader", Metadata.ASCII_STRING_MARSHALLER);
+
   private final ClusterController controller;
+  private final AdminRoute route;
+  private final AdminForwarder forwarder;
 
   public AdminService(ClusterController controller) {
+    this(controller, AdminRoute.SELF, null);
+  }
+
+  /**
+   * @param forwarder sends AddColor on to the leader when {@code route} names one
+   */
+  AdminService(ClusterController controller, AdminRoute route, AdminForwarder forwarder) {
     this.controller = controller;
+    this.route = route;
+    this.forwarder = forwarder;
   }
 
   @Override
   public void addColor(AddColorRequest request, StreamObserver<AddColorResponse> response) {
+    Optional<HostPort> leader;
+    try {
+      leader = route.leaderAdmin();
+    } catch (FlexLogException e) {
+      response.onError(AdminErrors.toStatus(e));
+      return;
+    }
+    if (leader.isPresent()) {
+      forward(leader.get(), request, response);
+      return;
+    }
     AddColorResult result;
     try {
       result =
@@ -69,9 +102,38 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
     response.onCompleted();
   }
 
+  private void forward(
+      HostPort leader, AddColorRequest request, StreamObserver<AddColorResponse> response) {
+    try {
+      response.onNext(forwarder.addColor(leader, request));
+      response.onCompleted();
+    } catch (StatusRuntimeException e) {
+      if (e.getTrailers() == null || e.getTrailers().get(AdminErrors.CODE_KEY) == null) {
+        // No answer from the leader we knew (it died, an election is under way): typed, retryable.
+        response.onError(
+            AdminErrors.toStatus(
+                new MetadataUnavailableException(
+                    "metadata unavailable: the metadata quorum leader at "
+                        + leader
+                        + " did not answer ("
+                        + e.getStatus().getCode()
+                        + "); retry")));
+        return;
+      }
+      // The leader's status and trailers (its FlexLog error code) pass through unchanged.
+      response.onError(e.getStatus().asRuntimeException(e.getTrailers()));
+    }
+  }
+
   @Override
   public void listColors(ListColorsRequest request, StreamObserver<ListColorsResponse> response) {
-    Topology topology = controller.topology();
+    Topology topology;
+    try {
+      topology = controller.readTopology();
+    } catch (FlexLogException e) {
+      response.onError(AdminErrors.toStatus(e));
+      return;
+    }
     ListColorsResponse.Builder b =
         ListColorsResponse.newBuilder().setTopologyVersion(topology.version());
     for (Color color : topology.colors()) {
@@ -84,7 +146,14 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
   @Override
   public void getTopology(
       GetTopologyRequest request, StreamObserver<io.flexlog.admin.v1.Topology> response) {
-    response.onNext(TopologyProtos.toProto(controller.topology()));
+    Topology topology;
+    try {
+      topology = controller.readTopology();
+    } catch (FlexLogException e) {
+      response.onError(AdminErrors.toStatus(e));
+      return;
+    }
+    response.onNext(TopologyProtos.toProto(topology));
     response.onCompleted();
   }
 
@@ -93,6 +162,23 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
       WatchTopologyRequest request, StreamObserver<io.flexlog.admin.v1.Topology> response) {
     ServerCallStreamObserver<io.flexlog.admin.v1.Topology> stream =
         (ServerCallStreamObserver<io.flexlog.admin.v1.Topology>) response;
+    Optional<HostPort> leader;
+    try {
+      leader = route.leaderAdmin();
+    } catch (FlexLogException e) {
+      response.onError(AdminErrors.toStatus(e));
+      return;
+    }
+    if (leader.isPresent()) {
+      // Topology streams come from the leader, which sees every acknowledgement.
+      Metadata trailers = new Metadata();
+      trailers.put(LEADER_KEY, leader.get().toString());
+      response.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription("not the metadata leader; watch " + leader.get())
+              .asRuntimeException(trailers));
+      return;
+    }
     // The controller serializes deliveries to one watch, as gRPC requires for onNext.
     ClusterController.Watch watch =
         controller.watch(

@@ -2,6 +2,7 @@ package io.flexlog.server.control;
 
 import io.flexlog.core.error.ColorExistsException;
 import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
@@ -20,10 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cluster metadata authority, run by the sequencer node that hosts the root color: holds the
- * current topology (durable in a {@link MetadataStore}), creates colors
- * (docs/architecture.md#addcolor-and-topology-distribution) and distributes every new topology
- * version to the nodes.
+ * The cluster metadata authority, run by every node of the metadata quorum (or the one node holding
+ * the metadata): holds the current topology (committed through a {@link MetadataLog}), creates
+ * colors (docs/architecture.md#addcolor-and-topology-distribution) and distributes every new
+ * topology version to the nodes.
  *
  * <p>Distribution: nodes in this process register as {@linkplain #addLocalNode local nodes} and are
  * updated synchronously; nodes in other processes {@linkplain #watch watch} (the admin service's
@@ -78,7 +79,10 @@ public final class ClusterController {
 
   private record LocalNode(int nodeId, TopologyListener listener) {}
 
-  private final MetadataStore store;
+  /** Conflicting commits in a row after which AddColor gives up (other nodes keep winning). */
+  private static final int MAX_COMMIT_ATTEMPTS = 8;
+
+  private final MetadataLog log;
   private final Duration applyTimeout;
   private final List<LocalNode> localNodes = new CopyOnWriteArrayList<>();
   private final List<Watch> watches = new CopyOnWriteArrayList<>();
@@ -89,14 +93,45 @@ public final class ClusterController {
    * @param current the topology {@code store} holds (see {@link TopologyBootstrap})
    */
   public ClusterController(Topology current, MetadataStore store, Duration applyTimeout) {
+    this(current, MetadataLog.local(Objects.requireNonNull(store, "store")), applyTimeout);
+  }
+
+  /**
+   * @param current the topology this node runs with; newer committed versions arrive through {@link
+   *     #onCommitted}
+   */
+  public ClusterController(Topology current, MetadataLog log, Duration applyTimeout) {
     this.topology = Objects.requireNonNull(current, "current");
-    this.store = Objects.requireNonNull(store, "store");
+    this.log = Objects.requireNonNull(log, "log");
     this.applyTimeout = Objects.requireNonNull(applyTimeout, "applyTimeout");
   }
 
-  /** The current, durable topology. */
+  /** The latest committed topology this controller knows (and has distributed). */
   public Topology topology() {
     return topology;
+  }
+
+  /**
+   * The committed topology as the metadata log reads it: never older than a version committed
+   * before the call.
+   *
+   * @throws io.flexlog.core.error.MetadataUnavailableException when the quorum cannot answer
+   */
+  public Topology readTopology() {
+    return log.read(topology);
+  }
+
+  /**
+   * Takes a version that the metadata log committed (on this node or another) and distributes it
+   * like one created here; older or known versions are ignored. Called in commit order.
+   */
+  public synchronized void onCommitted(Topology committed) {
+    if (committed.version() <= topology.version()) {
+      return;
+    }
+    topology = committed;
+    LOG.info("topology version {} committed", committed.version());
+    publish(committed, System.nanoTime() + applyTimeout.toNanos());
   }
 
   /**
@@ -145,6 +180,7 @@ public final class ClusterController {
    * @throws ColorExistsException when the name exists with other settings
    * @throws io.flexlog.core.error.NotEnoughNodesException with fewer replica nodes than replicas
    * @throws IOException when the new topology cannot be made durable (nothing changed then)
+   * @throws MetadataUnavailableException when the metadata quorum cannot commit it now
    */
   public AddColorResult addColor(ColorSpec request) throws IOException {
     ColorSpec spec = request.validated();
@@ -153,16 +189,32 @@ public final class ClusterController {
     boolean created;
     Topology current;
     synchronized (this) {
-      current = topology;
-      Color existing = current.color(spec.name()).orElse(null);
-      if (existing != null) {
-        requireSameSettings(current, existing, spec);
-        color = existing;
-        created = false;
-      } else {
-        current = withColor(current, spec);
+      for (int attempt = 1; ; attempt++) {
+        current = topology;
+        Color existing = current.color(spec.name()).orElse(null);
+        if (existing != null) {
+          requireSameSettings(current, existing, spec);
+          color = existing;
+          created = false;
+          break;
+        }
+        Topology next = withColor(current, spec);
+        MetadataLog.Commit commit = log.commit(current, next);
+        if (!commit.applied()) {
+          // Another node committed first: take its version and place the color on it.
+          onCommitted(commit.committed());
+          if (attempt >= MAX_COMMIT_ATTEMPTS) {
+            throw new MetadataUnavailableException(
+                "cannot create color '"
+                    + spec.name()
+                    + "': the cluster metadata changed "
+                    + attempt
+                    + " times while it was being placed; retry");
+          }
+          continue;
+        }
+        current = next;
         color = current.color(spec.name()).orElseThrow();
-        store.write(current);
         topology = current;
         created = true;
         LOG.info(
@@ -173,6 +225,7 @@ public final class ClusterController {
             describeShards(current, color),
             current.version());
         publish(current, deadlineNs);
+        break;
       }
     }
     awaitAcks(watchingNodes(null), current.version(), deadlineNs);

@@ -43,9 +43,21 @@ public final class MetadataStore {
 
   /** A store whose writes go through {@code ops}, which tests replace to fabricate crashes. */
   MetadataStore(Path dataDir, DurableFiles.FileOps ops) {
-    this.dir = dataDir;
-    this.file = dataDir.resolve(FILE_NAME);
+    this(dataDir, dataDir.resolve(FILE_NAME), ops);
+  }
+
+  private MetadataStore(Path dir, Path file, DurableFiles.FileOps ops) {
+    this.dir = dir;
+    this.file = file;
     this.ops = ops;
+  }
+
+  /**
+   * A store of the same layout in a file of another name, e.g. a snapshot of the metadata quorum's
+   * state machine (docs/architecture.md, "Metadata quorum").
+   */
+  public static MetadataStore ofFile(Path file) {
+    return new MetadataStore(file.toAbsolutePath().getParent(), file, DurableFiles.REAL);
   }
 
   public Path file() {
@@ -65,12 +77,19 @@ public final class MetadataStore {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
-    return Optional.of(decode(bytes));
+    return Optional.of(decode(file, bytes));
   }
 
-  private Topology decode(byte[] bytes) throws CorruptMetadataException {
+  /**
+   * The topology in {@code bytes}, laid out as a {@value #FILE_NAME} file.
+   *
+   * @param file named in the error when the bytes fail their checks
+   * @throws CorruptMetadataException naming {@code file} and what is wrong
+   */
+  public static Topology decode(Path file, byte[] bytes) throws CorruptMetadataException {
     if (bytes.length < MetadataFileDescriptor.HEADER_LENGTH) {
-      throw corrupt(
+      throw new CorruptMetadataException(
+          file,
           "truncated: "
               + bytes.length
               + " bytes, shorter than the "
@@ -80,11 +99,13 @@ public final class MetadataStore {
     ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
     int magic = buf.getInt(MetadataFileDescriptor.MAGIC_OFFSET);
     if (magic != MetadataFileDescriptor.MAGIC) {
-      throw corrupt(String.format("bad magic 0x%08x, not a FlexLog cluster metadata file", magic));
+      throw new CorruptMetadataException(
+          file, String.format("bad magic 0x%08x, not a FlexLog cluster metadata file", magic));
     }
     short format = buf.getShort(MetadataFileDescriptor.FORMAT_VERSION_OFFSET);
     if (format != MetadataFileDescriptor.FORMAT_VERSION) {
-      throw corrupt(
+      throw new CorruptMetadataException(
+          file,
           "format version "
               + format
               + " is not supported (this FlexLog reads version "
@@ -93,16 +114,18 @@ public final class MetadataStore {
     }
     short flags = buf.getShort(MetadataFileDescriptor.FLAGS_OFFSET);
     if (flags != 0) {
-      throw corrupt("unknown flags 0x" + Integer.toHexString(flags & 0xFFFF));
+      throw new CorruptMetadataException(
+          file, "unknown flags 0x" + Integer.toHexString(flags & 0xFFFF));
     }
     long headerVersion = buf.getLong(MetadataFileDescriptor.TOPOLOGY_VERSION_OFFSET);
     int length = buf.getInt(MetadataFileDescriptor.BODY_LENGTH_OFFSET);
     if (length < 0 || length > MetadataFileDescriptor.MAX_BODY_LENGTH) {
-      throw corrupt("bad body length " + length);
+      throw new CorruptMetadataException(file, "bad body length " + length);
     }
     int actual = bytes.length - MetadataFileDescriptor.HEADER_LENGTH;
     if (actual != length) {
-      throw corrupt(
+      throw new CorruptMetadataException(
+          file,
           (actual < length ? "truncated" : "trailing bytes")
               + ": header says "
               + length
@@ -112,8 +135,8 @@ public final class MetadataStore {
     int crc = buf.getInt(MetadataFileDescriptor.CRC_OFFSET);
     int computed = MetadataFileDescriptor.crc(bytes, MetadataFileDescriptor.HEADER_LENGTH, length);
     if (crc != computed) {
-      throw corrupt(
-          String.format("checksum mismatch (stored 0x%08x, computed 0x%08x)", crc, computed));
+      throw new CorruptMetadataException(
+          file, String.format("checksum mismatch (stored 0x%08x, computed 0x%08x)", crc, computed));
     }
     Topology topology;
     try {
@@ -122,19 +145,22 @@ public final class MetadataStore {
               io.flexlog.admin.v1.Topology.parseFrom(
                   ByteBuffer.wrap(bytes, MetadataFileDescriptor.HEADER_LENGTH, length)));
     } catch (InvalidProtocolBufferException e) {
-      throw corrupt("body is not a topology message: " + e.getMessage());
+      throw new CorruptMetadataException(file, "body is not a topology message: " + e.getMessage());
     } catch (InvalidArgumentException e) {
-      throw corrupt(e.getMessage());
+      throw new CorruptMetadataException(file, e.getMessage());
     }
     if (topology.version() != headerVersion) {
-      throw corrupt(
+      throw new CorruptMetadataException(
+          file,
           "header says topology version " + headerVersion + ", body says " + topology.version());
     }
     return topology;
   }
 
-  private CorruptMetadataException corrupt(String problem) {
-    return new CorruptMetadataException(file, problem);
+  /** The bytes of a {@value #FILE_NAME} file holding {@code topology}. */
+  public static byte[] encode(Topology topology) {
+    return MetadataFileDescriptor.encode(
+        topology.version(), TopologyProtos.toProto(topology).toByteArray());
   }
 
   /**
@@ -146,9 +172,6 @@ public final class MetadataStore {
    */
   public void write(Topology topology) throws IOException {
     Files.createDirectories(dir);
-    byte[] bytes =
-        MetadataFileDescriptor.encode(
-            topology.version(), TopologyProtos.toProto(topology).toByteArray());
-    DurableFiles.writeAtomically(file, bytes, ops);
+    DurableFiles.writeAtomically(file, encode(topology), ops);
   }
 }

@@ -8,10 +8,14 @@ import io.flexlog.core.admin.TopologyProtos;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.util.Backoff;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,12 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node's subscription to the cluster's topology: watches the admin service of the root node
- * (WatchTopology), applies every newer version through an {@link Applier} (which updates the node
- * and its cached copy) and acknowledges it, so that AddColor can wait for the node. When the stream
- * breaks (the root restarts, the network fails) it subscribes again after a backoff of {@value
- * #MIN_BACKOFF_MS} ms doubling to {@value #MAX_BACKOFF_MS} ms, asking only for versions newer than
- * the one it applied.
+ * A node's subscription to the cluster's topology: watches the admin service of the metadata
+ * quorum's leader (WatchTopology; a follower names the leader, an unreachable node is skipped),
+ * applies every newer version through an {@link Applier} (which updates the node and its cached
+ * copy) and acknowledges it, so that AddColor can wait for the node. When the stream breaks (the
+ * root restarts, the network fails) it subscribes again after a backoff of {@value #MIN_BACKOFF_MS}
+ * ms doubling to {@value #MAX_BACKOFF_MS} ms, asking only for versions newer than the one it
+ * applied.
  *
  * <p>Threading: the applier runs on a gRPC executor thread, one version at a time, in version
  * order; {@link #close} may be called from any thread.
@@ -40,11 +45,12 @@ public final class TopologyWatcher implements AutoCloseable {
     void apply(Topology topology) throws Exception;
   }
 
-  private final HostPort admin;
+  private final List<HostPort> admins;
   private final int nodeId;
   private final Applier applier;
-  private final ManagedChannel channel;
-  private final FlexLogAdminGrpc.FlexLogAdminStub stub;
+  private final Map<HostPort, ManagedChannel> channels = new HashMap<>();
+  private HostPort admin;
+  private FlexLogAdminGrpc.FlexLogAdminStub stub;
   private final ScheduledExecutorService scheduler;
   private final Backoff backoff = Backoff.doublingMs(MIN_BACKOFF_MS, MAX_BACKOFF_MS);
   private volatile long appliedVersion;
@@ -53,14 +59,15 @@ public final class TopologyWatcher implements AutoCloseable {
   private boolean lostLogged;
   private boolean closed;
 
-  private TopologyWatcher(HostPort admin, int nodeId, long knownVersion, Applier applier) {
-    this.admin = admin;
+  private TopologyWatcher(List<HostPort> admins, int nodeId, long knownVersion, Applier applier) {
+    if (admins.isEmpty()) {
+      throw new IllegalArgumentException("no admin address to watch the topology at");
+    }
+    this.admins = List.copyOf(admins);
     this.nodeId = nodeId;
     this.applier = applier;
     this.appliedVersion = knownVersion;
-    this.channel =
-        NettyChannelBuilder.forAddress(admin.host(), admin.port()).usePlaintext().build();
-    this.stub = FlexLogAdminGrpc.newStub(channel);
+    use(admins.get(0));
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -77,9 +84,31 @@ public final class TopologyWatcher implements AutoCloseable {
    */
   public static TopologyWatcher start(
       HostPort admin, int nodeId, long knownVersion, Applier applier) {
-    TopologyWatcher watcher = new TopologyWatcher(admin, nodeId, knownVersion, applier);
+    return start(List.of(admin), nodeId, knownVersion, applier);
+  }
+
+  /**
+   * Watches the admin services of a metadata quorum: the first one, then wherever a follower points
+   * (the leader), or the next one in turn when a service does not answer.
+   */
+  public static TopologyWatcher start(
+      List<HostPort> admins, int nodeId, long knownVersion, Applier applier) {
+    TopologyWatcher watcher = new TopologyWatcher(admins, nodeId, knownVersion, applier);
     watcher.subscribe();
     return watcher;
+  }
+
+  private synchronized void use(HostPort target) {
+    admin = target;
+    ManagedChannel channel =
+        channels.computeIfAbsent(
+            target, t -> NettyChannelBuilder.forAddress(t.host(), t.port()).usePlaintext().build());
+    stub = FlexLogAdminGrpc.newStub(channel);
+  }
+
+  /** The admin service watched now (or next); for tests. */
+  public synchronized HostPort admin() {
+    return admin;
   }
 
   /** The latest version applied through this watcher (or the one it started with). */
@@ -100,6 +129,16 @@ public final class TopologyWatcher implements AutoCloseable {
     if (closed) {
       return;
     }
+    HostPort leader = leaderHint(cause);
+    if (leader != null) {
+      // A follower of the metadata quorum named its leader: go there at once.
+      use(leader);
+      scheduler.schedule(this::subscribe, MIN_BACKOFF_MS, TimeUnit.MILLISECONDS);
+      return;
+    }
+    if (admins.size() > 1) {
+      use(admins.get((admins.indexOf(admin) + 1) % admins.size()));
+    }
     if (!lostLogged) {
       lostLogged = true;
       LOG.warn(
@@ -109,6 +148,7 @@ public final class TopologyWatcher implements AutoCloseable {
           cause == null ? "ended" : "failed: " + cause.getMessage());
     }
     long delay = backoff.nextDelayMs();
+    ManagedChannel channel = channels.get(admin);
     scheduler.schedule(
         () -> {
           channel.resetConnectBackoff();
@@ -116,6 +156,14 @@ public final class TopologyWatcher implements AutoCloseable {
         },
         delay,
         TimeUnit.MILLISECONDS);
+  }
+
+  private static HostPort leaderHint(Throwable cause) {
+    if (!(cause instanceof StatusRuntimeException e) || e.getTrailers() == null) {
+      return null;
+    }
+    String leader = e.getTrailers().get(AdminService.LEADER_KEY);
+    return leader == null ? null : HostPort.parse("metadata leader", leader);
   }
 
   private synchronized void onConnected() {
@@ -150,7 +198,11 @@ public final class TopologyWatcher implements AutoCloseable {
     }
     appliedVersion = topology.version();
     LOG.info("node {} applied topology version {}", nodeId, topology.version());
-    stub.ackTopology(
+    FlexLogAdminGrpc.FlexLogAdminStub ackStub;
+    synchronized (this) {
+      ackStub = stub;
+    }
+    ackStub.ackTopology(
         AckTopologyRequest.newBuilder().setNodeId(nodeId).setVersion(topology.version()).build(),
         new StreamObserver<AckTopologyResponse>() {
           @Override
@@ -179,11 +231,17 @@ public final class TopologyWatcher implements AutoCloseable {
       }
     }
     scheduler.shutdownNow();
-    channel.shutdownNow();
-    try {
-      channel.awaitTermination(2, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    List<ManagedChannel> open;
+    synchronized (this) {
+      open = List.copyOf(channels.values());
+    }
+    for (ManagedChannel channel : open) {
+      channel.shutdownNow();
+      try {
+        channel.awaitTermination(2, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

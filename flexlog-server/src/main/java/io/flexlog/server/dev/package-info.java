@@ -10,6 +10,11 @@
  *       sequencer-N}, {@code replica-N}), then a {@code ClusterController} and an {@code
  *       AdminServer}, and waits until every replica is connected to its sequencers. It also starts
  *       a cluster of any given topology, which end-to-end tests use.
+ *   <li>{@link io.flexlog.server.dev.DevProcesses}: the same idea as separate processes ({@code
+ *       flexlog dev --processes}): three sequencer nodes that also form the metadata quorum and
+ *       three replica nodes, each a child JVM running {@code flexlog sequencer|replica} on a
+ *       cluster file it writes, so that a test or a user can kill any one with SIGKILL and restart
+ *       it.
  *   <li>{@link io.flexlog.server.dev.TopologyReport}: the listing of colors, shards and nodes that
  *       {@code flexlog dev} prints at start.
  * </ul>

@@ -68,7 +68,13 @@ class ClusterFileDefTest {
             "max-connections");
     assertThat(ClusterFileDef.CLUSTER.keys())
         .extracting(ConfigKey::name)
-        .containsExactly("max-record-bytes");
+        .containsExactly(
+            "max-record-bytes",
+            "metadata-timeout-ms",
+            "metadata-snapshot-entries",
+            "sequencer-failover",
+            "role-heartbeat-ms",
+            "role-lease-ms");
   }
 
   @Test

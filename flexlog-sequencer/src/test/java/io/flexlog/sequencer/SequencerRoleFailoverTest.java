@@ -1,0 +1,132 @@
+package io.flexlog.sequencer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.NodeAddress.Kind;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Token;
+import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.sequencer.ordering.IssueGate;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Roles whose epoch comes from the metadata quorum (docs/architecture.md, "Sequencer failover"):
+ * they issue in the committed role epoch only while their {@link IssueGate} (the lease) lets them,
+ * and a role handed to another node by a failover issues there in the larger epoch.
+ */
+class SequencerRoleFailoverTest {
+  private static final List<NodeAddress> NODES =
+      List.of(
+          new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", 0),
+          new NodeAddress(1, Kind.SEQUENCER, "127.0.0.1", 0),
+          new NodeAddress(10, Kind.REPLICA, "127.0.0.1", 0));
+  private static final Shard SHARD = new Shard(0, Color.GLOBAL_ID, List.of(10));
+
+  private static Topology led(long version, int node, int epoch) {
+    return new Topology(
+        version,
+        NODES,
+        List.of(new Color(Color.GLOBAL_ID, Color.GLOBAL, Color.NO_PARENT, node, epoch)),
+        List.of(SHARD));
+  }
+
+  private static EventLoopGroup clientGroup;
+
+  @TempDir Path dataDir;
+  private final List<AutoCloseable> resources = new ArrayList<>();
+
+  @BeforeAll
+  static void startClients() {
+    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  }
+
+  @AfterAll
+  static void stopClients() {
+    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  @AfterEach
+  void closeResources() throws Exception {
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      resources.get(i).close();
+    }
+  }
+
+  private SequencerNode start(int nodeId, Topology topology, IssueGate gate) throws Exception {
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(nodeId).dataDir(dataDir.resolve("n" + nodeId)).build(),
+            topology,
+            new SimpleMeterRegistry());
+    resources.add(node);
+    node.issueGate(gate);
+    node.start();
+    return node;
+  }
+
+  private RawFrameClient replica(SequencerNode node) throws InterruptedException {
+    RawFrameClient client = new RawFrameClient(clientGroup, node.port());
+    resources.add(client);
+    client.hello(10, 0);
+    return client;
+  }
+
+  @Test
+  void shouldHoldTheBatchUntilTheLeaseAllowsAndIssueInTheRoleEpoch() throws Exception {
+    AtomicBoolean lease = new AtomicBoolean(false);
+    SequencerNode node = start(0, led(2, 0, 7), (color, epoch) -> lease.get() && epoch == 7);
+    RawFrameClient replica = replica(node);
+    long catchUp = WatermarkDescriptor.watermark(replica.next(MessageType.WATERMARK));
+    assertThat(catchUp).isEqualTo(Sn.of(7, 0));
+
+    replica.orderRequest(Color.GLOBAL_ID, 0, 10, new Token(1, 1), new Token(1, 2));
+    Thread.sleep(200);
+    assertThat(replica.drain()).as("nothing ordered without the lease").isEmpty();
+
+    lease.set(true);
+    assertThat(replica.awaitOrdered(Color.GLOBAL_ID, 2))
+        .extracting(RawFrameClient.Entry::sn)
+        .containsExactly(Sn.of(7, 1), Sn.of(7, 2));
+  }
+
+  @Test
+  void shouldIssueLargerSnsOnTheNodeThatTookTheRoleOver() throws Exception {
+    AtomicBoolean oldLease = new AtomicBoolean(true);
+    SequencerNode old = start(0, led(2, 0, 3), (color, epoch) -> oldLease.get());
+    SequencerNode backup = start(1, led(2, 0, 3), (color, epoch) -> epoch == 4);
+    RawFrameClient first = replica(old);
+    first.orderRequest(Color.GLOBAL_ID, 0, 10, new Token(2, 1));
+    long before = first.awaitOrdered(Color.GLOBAL_ID, 1).get(0).sn();
+
+    // The lease lapses; the quorum commits epoch 4 for node 1 as topology version 3.
+    oldLease.set(false);
+    backup.updateTopology(led(3, 1, 4));
+    old.updateTopology(led(3, 1, 4));
+
+    RawFrameClient moved = replica(backup);
+    moved.orderRequest(Color.GLOBAL_ID, 0, 10, new Token(2, 2));
+    long after = moved.awaitOrdered(Color.GLOBAL_ID, 1).get(0).sn();
+
+    assertThat(Sn.epoch(before)).isEqualTo(3);
+    assertThat(after).isEqualTo(Sn.of(4, 1)).isGreaterThan(before);
+    assertThat(old.topology().color(Color.GLOBAL_ID).orElseThrow().sequencerId()).isEqualTo(1);
+  }
+}

@@ -1,0 +1,21 @@
+package io.flexlog.server.control;
+
+import java.util.Optional;
+
+/**
+ * Which node's admin service serves changes and topology streams: with a metadata quorum, the
+ * quorum's leader (docs/architecture.md, "Metadata quorum"); followers forward AddColor to it and
+ * send watchers there.
+ */
+@FunctionalInterface
+public interface AdminRoute {
+  /** A node that holds the metadata alone serves everything itself. */
+  AdminRoute SELF = Optional::empty;
+
+  /**
+   * Empty when this node serves the call itself, else the leader's admin address.
+   *
+   * @throws io.flexlog.core.error.MetadataUnavailableException when no leader is known
+   */
+  Optional<HostPort> leaderAdmin();
+}

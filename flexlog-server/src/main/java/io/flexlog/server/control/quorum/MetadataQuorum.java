@@ -1,0 +1,421 @@
+package io.flexlog.server.control.quorum;
+
+import io.flexlog.core.error.MetadataUnavailableException;
+import io.flexlog.core.model.Topology;
+import io.flexlog.server.control.AdminRoute;
+import io.flexlog.server.control.HostPort;
+import io.flexlog.server.control.MetadataLog;
+import io.flexlog.server.control.quorum.MetadataCommand.Kind;
+import io.flexlog.server.control.quorum.MetadataCommand.Outcome;
+import io.flexlog.server.control.quorum.MetadataCommand.Reply;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's member of the metadata quorum: an Apache Ratis server in the group of the quorum's
+ * nodes, running the {@link MetadataStateMachine}, and a Ratis client through which this node
+ * proposes changes (Ratis sends them to the leader wherever it is). Ratis elects the leader,
+ * replicates and commits; FlexLog only defines the state machine (docs/architecture.md, "Metadata
+ * quorum").
+ *
+ * <p>Every call waits at most the configured request timeout and then fails with {@link
+ * MetadataUnavailableException}, never hangs: without a majority there is no leader to answer.
+ *
+ * <p>Threading: thread-safe. Committed topologies reach the listener on one dispatcher thread, in
+ * commit order, never on Ratis' own threads.
+ */
+public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
+
+  /** One group per cluster; its id is fixed so that restarted nodes find their storage. */
+  static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(
+          UUID.nameUUIDFromBytes("flexlog-metadata-quorum".getBytes(StandardCharsets.UTF_8)));
+
+  /**
+   * Ratis' election timeout range. Wider than its default (150-300 ms) so that a loaded machine (GC
+   * pauses, many JVMs on few cores) does not make leaders flap; a dead leader is still replaced
+   * within about a second.
+   */
+  static final long ELECTION_TIMEOUT_MIN_MS = 400;
+
+  static final long ELECTION_TIMEOUT_MAX_MS = 800;
+
+  /** A client retries a request that found no leader at this pace, until the request timeout. */
+  private static final long RETRY_SLEEP_MS = 100;
+
+  private final QuorumConfig config;
+  private final int selfId;
+  private final RaftServer server;
+  private final RaftClient client;
+  private final MetadataStateMachine stateMachine;
+  private final ExecutorService dispatcher;
+
+  private MetadataQuorum(
+      QuorumConfig config,
+      int selfId,
+      RaftServer server,
+      RaftClient client,
+      MetadataStateMachine stateMachine,
+      ExecutorService dispatcher) {
+    this.config = config;
+    this.selfId = selfId;
+    this.server = server;
+    this.client = client;
+    this.stateMachine = stateMachine;
+    this.dispatcher = dispatcher;
+  }
+
+  /**
+   * Starts this node's Ratis server on its raft port, recovering the log and snapshots under {@code
+   * storageDir}; returns at once (the group elects its leader on its own).
+   *
+   * @param onCommitted told of every committed topology, in order, on the dispatcher thread
+   * @throws IOException when the port cannot be bound or the storage is unusable
+   * @throws IllegalArgumentException when {@code selfId} is not a quorum node
+   */
+  public static MetadataQuorum start(
+      QuorumConfig config, int selfId, Path storageDir, Consumer<Topology> onCommitted)
+      throws IOException {
+    QuorumConfig.Peer self =
+        config
+            .peer(selfId)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "node " + selfId + " is not in the metadata quorum " + config.nodeIds()));
+    ExecutorService dispatcher =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "flexlog-metadata-dispatch-" + selfId);
+              t.setDaemon(true);
+              return t;
+            });
+    MetadataStateMachine stateMachine =
+        new MetadataStateMachine(
+            topology -> dispatcher.execute(() -> deliver(onCommitted, topology)));
+    RaftGroup group = group(config);
+    Files.createDirectories(storageDir);
+    RaftServer server =
+        RaftServer.newBuilder()
+            .setServerId(peerId(selfId))
+            .setGroup(group)
+            .setStateMachine(stateMachine)
+            .setProperties(serverProperties(config, self, storageDir))
+            .setOption(RaftStorage.StartupOption.RECOVER)
+            .build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      server.close();
+      dispatcher.shutdownNow();
+      throw new IOException(
+          "metadata quorum node "
+              + selfId
+              + " cannot start on "
+              + self.raftAddress()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    LOG.info("metadata quorum node {} listening on {}", selfId, self.raftAddress());
+    return new MetadataQuorum(
+        config, selfId, server, client(config, group), stateMachine, dispatcher);
+  }
+
+  private static void deliver(Consumer<Topology> onCommitted, Topology topology) {
+    try {
+      onCommitted.accept(topology);
+    } catch (RuntimeException e) {
+      LOG.error("applying committed topology version {} failed", topology.version(), e);
+    }
+  }
+
+  static RaftPeerId peerId(int nodeId) {
+    return RaftPeerId.valueOf("node-" + nodeId);
+  }
+
+  private static RaftGroup group(QuorumConfig config) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (QuorumConfig.Peer peer : config.peers()) {
+      peers.add(
+          RaftPeer.newBuilder()
+              .setId(peerId(peer.nodeId()))
+              .setAddress(peer.raftAddress())
+              .build());
+    }
+    return RaftGroup.valueOf(GROUP_ID, peers);
+  }
+
+  private static RaftProperties serverProperties(
+      QuorumConfig config, QuorumConfig.Peer self, Path storageDir) {
+    RaftProperties properties = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+    GrpcConfigKeys.Server.setHost(properties, self.host());
+    GrpcConfigKeys.Server.setPort(properties, self.raftPort());
+    RaftServerConfigKeys.setStorageDir(properties, List.of(storageDir.toFile()));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(
+        properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MIN_MS, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(
+        properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEntries());
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setPurgeGap(
+        properties, (int) Math.min(1024, config.snapshotEntries()));
+    return properties;
+  }
+
+  private static RaftClient client(QuorumConfig config, RaftGroup group) {
+    RaftProperties properties = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+    long timeoutMs = config.requestTimeout().toMillis();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        properties, TimeDuration.valueOf(Math.min(timeoutMs, 1000), TimeUnit.MILLISECONDS));
+    int attempts = (int) Math.max(1, timeoutMs / RETRY_SLEEP_MS);
+    return RaftClient.newBuilder()
+        .setRaftGroup(group)
+        .setProperties(properties)
+        .setRetryPolicy(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                attempts, TimeDuration.valueOf(RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  /** This node's id. */
+  public int selfId() {
+    return selfId;
+  }
+
+  /** The quorum's configuration. */
+  public QuorumConfig config() {
+    return config;
+  }
+
+  /**
+   * Seeds the metadata with {@code configured} if the quorum holds none yet (the first node to
+   * start wins); otherwise changes nothing.
+   *
+   * @return the committed topology afterwards
+   * @throws MetadataUnavailableException when the quorum has no leader within the timeout
+   */
+  public Topology bootstrap(Topology configured) {
+    Reply reply = propose(Kind.BOOTSTRAP, 0, configured);
+    return reply.committed();
+  }
+
+  @Override
+  public Commit commit(Topology expected, Topology next) {
+    Reply reply = propose(Kind.REPLACE, expected.version(), next);
+    return new Commit(reply.outcome() == Outcome.APPLIED, reply.committed());
+  }
+
+  @Override
+  public Topology read(Topology cached) {
+    RaftClientReply reply = await(client.async().sendReadOnly(Message.EMPTY), "read", false);
+    Topology topology =
+        MetadataCommand.decodeTopology(reply.getMessage().getContent().asReadOnlyByteBuffer());
+    if (topology == null) {
+      throw new MetadataUnavailableException(
+          "the metadata quorum " + config.nodeIds() + " has not been bootstrapped yet");
+    }
+    return topology;
+  }
+
+  private Reply propose(Kind kind, long expectedVersion, Topology topology) {
+    Message message =
+        Message.valueOf(
+            ByteString.copyFrom(MetadataCommand.encode(kind, expectedVersion, topology)));
+    RaftClientReply reply = await(client.async().send(message), "change", true);
+    return MetadataCommand.decodeReply(reply.getMessage().getContent().asReadOnlyByteBuffer());
+  }
+
+  private RaftClientReply await(
+      CompletableFuture<RaftClientReply> future, String what, boolean write) {
+    long timeoutMs = config.requestTimeout().toMillis();
+    RaftClientReply reply;
+    try {
+      // The client gives up by itself after the timeout; the margin covers its last attempt.
+      reply = future.get(timeoutMs + 2 * RETRY_SLEEP_MS + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      future.cancel(true);
+      throw unavailable(what, write, e);
+    } catch (ExecutionException e) {
+      throw unavailable(what, write, e.getCause());
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      throw unavailable(what, write, e);
+    }
+    if (!reply.isSuccess()) {
+      throw unavailable(what, write, reply.getException());
+    }
+    return reply;
+  }
+
+  private MetadataUnavailableException unavailable(String what, boolean write, Throwable cause) {
+    return new MetadataUnavailableException(
+        "metadata unavailable: the metadata quorum (nodes "
+            + config.nodeIds()
+            + ") had no leader that a majority follows within "
+            + config.requestTimeout().toMillis()
+            + " ms, asked by node "
+            + selfId
+            + " for a "
+            + what
+            + (write ? " (it may still be committed once a majority is back)" : "")
+            + (cause == null ? "" : ": " + cause.getClass().getSimpleName()),
+        cause);
+  }
+
+  /**
+   * Renews node {@code nodeId}'s lease of a role in {@code epoch}.
+   *
+   * @throws MetadataUnavailableException when the quorum does not answer within the timeout
+   */
+  public RoleCommand.Reply renewRole(int colorId, int nodeId, int epoch) {
+    return proposeRole(RoleCommand.encode(Kind.RENEW_ROLE, colorId, nodeId, epoch, 0, 0));
+  }
+
+  /**
+   * Takes a role for node {@code nodeId} if its lease is still {@code seen} (null: none yet), in an
+   * epoch of at least {@code minEpoch}.
+   *
+   * @throws MetadataUnavailableException when the quorum does not answer within the timeout
+   */
+  public RoleCommand.Reply takeRole(int colorId, int nodeId, RoleLease seen, int minEpoch) {
+    return proposeRole(
+        RoleCommand.encode(
+            Kind.TAKE_ROLE,
+            colorId,
+            nodeId,
+            seen == null ? -1 : seen.epoch(),
+            seen == null ? 0 : seen.renewals(),
+            minEpoch));
+  }
+
+  private RoleCommand.Reply proposeRole(byte[] entry) {
+    RaftClientReply reply =
+        await(
+            client.async().send(Message.valueOf(ByteString.copyFrom(entry))), "role change", true);
+    return RoleCommand.decodeReply(reply.getMessage().getContent().asReadOnlyByteBuffer());
+  }
+
+  /** The role leases this node has applied (no quorum round trip), by color id. */
+  public java.util.Map<Integer, RoleLease> localLeases() {
+    return stateMachine.leases();
+  }
+
+  /** The committed topology this node has applied, if any (no quorum round trip). */
+  public Optional<Topology> localTopology() {
+    return stateMachine.topology();
+  }
+
+  /** Whether this node is the quorum's leader now. */
+  public boolean isLeader() {
+    try {
+      return server.getDivision(GROUP_ID).getInfo().isLeader();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The quorum node this node believes leads, if it knows one. */
+  public Optional<QuorumConfig.Peer> leader() {
+    RaftPeerId leader;
+    try {
+      leader = server.getDivision(GROUP_ID).getInfo().getLeaderId();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    if (leader == null) {
+      return Optional.empty();
+    }
+    return config.peers().stream().filter(p -> peerId(p.nodeId()).equals(leader)).findFirst();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>While an election is under way this waits, up to the request timeout, until a leader is
+   * known.
+   */
+  @Override
+  public Optional<HostPort> leaderAdmin() {
+    long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+    while (true) {
+      if (isLeader()) {
+        return Optional.empty();
+      }
+      Optional<QuorumConfig.Peer> leader = leader();
+      if (leader.isPresent()) {
+        return Optional.of(leader.get().admin());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new MetadataUnavailableException(
+            "metadata unavailable: node "
+                + selfId
+                + " knows no leader of the metadata quorum (nodes "
+                + config.nodeIds()
+                + ") after "
+                + config.requestTimeout().toMillis()
+                + " ms; a majority of them must be up");
+      }
+      try {
+        Thread.sleep(RETRY_SLEEP_MS / 5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetadataUnavailableException("interrupted while waiting for a metadata leader");
+      }
+    }
+  }
+
+  /** Stops this node's Ratis server; the others elect a leader among themselves. */
+  @Override
+  public void close() {
+    try {
+      client.close();
+    } catch (IOException e) {
+      LOG.debug("closing the metadata client: {}", e.toString());
+    }
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.warn("closing metadata quorum node {}: {}", selfId, e.toString());
+    }
+    dispatcher.shutdownNow();
+  }
+}

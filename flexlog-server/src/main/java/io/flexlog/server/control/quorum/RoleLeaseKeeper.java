@@ -1,0 +1,255 @@
+package io.flexlog.server.control.quorum;
+
+import io.flexlog.core.error.MetadataUnavailableException;
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Topology;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lease protocol of one sequencer node for the color roles (docs/architecture.md, "Sequencer
+ * failover"), without threads or sockets: its shell calls {@link #tick} once per heartbeat and the
+ * node's ordering asks {@link #mayIssue} before it issues SNs.
+ *
+ * <ul>
+ *   <li>As a role's leader it renews the lease through the quorum every heartbeat. It may issue SNs
+ *       until {@code send time of the last successful renewal + lease - margin}; a renewal that is
+ *       refused (someone took the role) ends that at once, one that does not get through lets it
+ *       lapse.
+ *   <li>A node that finds itself named leader by a lease of an earlier incarnation (a restart)
+ *       takes the role again first, so this incarnation issues in a new epoch.
+ *   <li>As a backup (every other sequencer node of the quorum) it watches the lease's renewal count
+ *       in its copy of the metadata. When the count has not moved for a lease period (plus one
+ *       heartbeat per backup ranked before it) it takes the role, on the condition that the lease
+ *       is still the one it saw: the quorum gives the role epoch {@code e + 1} (at least this
+ *       node's own epoch) and publishes the new leader as a new topology version before the node
+ *       issues a single SN.
+ * </ul>
+ *
+ * <p>Safety: a backup takes over at least a lease period after it saw the last renewal applied,
+ * which was after that renewal was sent; the old leader stops a margin before a lease period after
+ * it sent it. Both measure elapsed time on their own monotonic clocks.
+ *
+ * <p>Threading: {@link #tick} runs on one thread; {@link #mayIssue} may be called from any thread.
+ */
+public final class RoleLeaseKeeper {
+  private static final Logger LOG = LoggerFactory.getLogger(RoleLeaseKeeper.class);
+
+  /** What the keeper needs from the metadata quorum; calls block up to the quorum's timeout. */
+  public interface Quorum {
+    RoleCommand.Reply renew(int colorId, int nodeId, int epoch);
+
+    RoleCommand.Reply take(int colorId, int nodeId, RoleLease seen, int minEpoch);
+
+    /** The leases of this node's copy of the metadata. */
+    Map<Integer, RoleLease> leases();
+
+    /** The topology of this node's copy of the metadata, or null before the first. */
+    Topology topology();
+
+    /** Adapts a {@link MetadataQuorum}. */
+    static Quorum of(MetadataQuorum quorum) {
+      return new Quorum() {
+        @Override
+        public RoleCommand.Reply renew(int colorId, int nodeId, int epoch) {
+          return quorum.renewRole(colorId, nodeId, epoch);
+        }
+
+        @Override
+        public RoleCommand.Reply take(int colorId, int nodeId, RoleLease seen, int minEpoch) {
+          return quorum.takeRole(colorId, nodeId, seen, minEpoch);
+        }
+
+        @Override
+        public Map<Integer, RoleLease> leases() {
+          return quorum.localLeases();
+        }
+
+        @Override
+        public Topology topology() {
+          return quorum.localTopology().orElse(null);
+        }
+      };
+    }
+  }
+
+  /**
+   * Lease timing.
+   *
+   * @param heartbeat how often a leader renews and a backup looks
+   * @param lease how long a backup waits for a renewal before it takes the role
+   * @param margin how much earlier than that a leader stops issuing
+   */
+  public record Timing(Duration heartbeat, Duration lease, Duration margin) {
+    public static final Timing DEFAULT =
+        new Timing(Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofMillis(100));
+
+    public Timing {
+      if (heartbeat.isNegative() || heartbeat.isZero()) {
+        throw new IllegalArgumentException("heartbeat must be > 0, got " + heartbeat);
+      }
+      if (lease.compareTo(heartbeat.multipliedBy(2)) < 0) {
+        throw new IllegalArgumentException(
+            "the lease (" + lease.toMillis() + " ms) must be at least two heartbeats");
+      }
+      if (margin.isNegative() || margin.compareTo(lease) >= 0) {
+        throw new IllegalArgumentException("margin must be in [0, lease), got " + margin);
+      }
+    }
+  }
+
+  private final int selfId;
+  private final int nodeEpoch;
+  private final List<Integer> backups;
+  private final Quorum quorum;
+  private final LongSupplier nanoClock;
+  private final Timing timing;
+
+  /** colorId → the epoch this incarnation leads the role in. */
+  private final Int2IntHashMap leading = new Int2IntHashMap(-1);
+
+  /** colorId → nanos until which SNs may be issued; read by other threads. */
+  private final Map<Integer, Long> validUntilNs = new ConcurrentHashMap<>();
+
+  private final Map<Integer, Integer> validEpoch = new ConcurrentHashMap<>();
+  private final Int2ObjectHashMap<Seen> seen = new Int2ObjectHashMap<>();
+
+  private record Seen(int leader, int epoch, long renewals, long sinceNs) {}
+
+  /**
+   * @param nodeEpoch this incarnation's node epoch: every epoch it takes a role in is at least this
+   * @param backups the sequencer nodes of the quorum, in rank order (this node among them)
+   */
+  public RoleLeaseKeeper(
+      int selfId,
+      int nodeEpoch,
+      List<Integer> backups,
+      Quorum quorum,
+      LongSupplier nanoClock,
+      Timing timing) {
+    this.selfId = selfId;
+    this.nodeEpoch = nodeEpoch;
+    this.backups = List.copyOf(backups);
+    this.quorum = quorum;
+    this.nanoClock = nanoClock;
+    this.timing = timing;
+  }
+
+  public Timing timing() {
+    return timing;
+  }
+
+  /**
+   * Whether this node may issue SNs of {@code colorId} in {@code epoch} now: it leads the role in
+   * that epoch and its lease has not lapsed.
+   */
+  public boolean mayIssue(int colorId, int epoch) {
+    Integer e = validEpoch.get(colorId);
+    Long until = validUntilNs.get(colorId);
+    return e != null && e == epoch && until != null && nanoClock.getAsLong() < until;
+  }
+
+  /** One heartbeat: renew what this node leads, take what lapsed. */
+  public void tick() {
+    Topology topology = quorum.topology();
+    if (topology == null) {
+      return;
+    }
+    Map<Integer, RoleLease> leases = quorum.leases();
+    for (Color color : topology.colors()) {
+      try {
+        tick(color, leases.get(color.id()));
+      } catch (MetadataUnavailableException e) {
+        LOG.debug("node {}: lease of color {}: {}", selfId, color.id(), e.getMessage());
+      }
+    }
+  }
+
+  private void tick(Color color, RoleLease lease) {
+    int c = color.id();
+    int led = leading.get(c);
+    if (led >= 0 && (lease == null || lease.epoch() <= led)) {
+      // This incarnation took the role; its copy of the metadata may not show that yet.
+      renew(c, led);
+      return;
+    }
+    if (lease == null) {
+      if (color.sequencerId() == selfId) {
+        take(c, null);
+      }
+      return;
+    }
+    if (lease.leaderNodeId() == selfId) {
+      if (leading.get(c) == lease.epoch()) {
+        renew(c, lease.epoch());
+      } else {
+        take(c, lease);
+      }
+      return;
+    }
+    stepDown(c);
+    int rank = backups.indexOf(selfId);
+    if (rank < 0) {
+      return;
+    }
+    long now = nanoClock.getAsLong();
+    Seen last = seen.get(c);
+    if (last == null
+        || last.leader() != lease.leaderNodeId()
+        || last.epoch() != lease.epoch()
+        || last.renewals() != lease.renewals()) {
+      seen.put(c, new Seen(lease.leaderNodeId(), lease.epoch(), lease.renewals(), now));
+      return;
+    }
+    long waitNs = timing.lease().toNanos() + rank * timing.heartbeat().toNanos();
+    if (now - last.sinceNs() >= waitNs) {
+      LOG.warn(
+          "node {}: the lease of color {} (leader {}, epoch {}) lapsed; taking the role",
+          selfId,
+          c,
+          lease.leaderNodeId(),
+          lease.epoch());
+      take(c, lease);
+    }
+  }
+
+  private void renew(int c, int epoch) {
+    long sentNs = nanoClock.getAsLong();
+    RoleCommand.Reply reply = quorum.renew(c, selfId, epoch);
+    if (reply.applied()) {
+      extend(c, epoch, sentNs);
+    } else {
+      LOG.warn("node {}: lost the role of color {} to {}", selfId, c, reply.lease());
+      stepDown(c);
+    }
+  }
+
+  private void take(int c, RoleLease lapsed) {
+    long sentNs = nanoClock.getAsLong();
+    RoleCommand.Reply reply = quorum.take(c, selfId, lapsed, nodeEpoch);
+    seen.remove(c);
+    if (reply.applied() && reply.lease() != null && reply.lease().leaderNodeId() == selfId) {
+      leading.put(c, reply.lease().epoch());
+      extend(c, reply.lease().epoch(), sentNs);
+      LOG.info("node {} leads color {} in epoch {}", selfId, c, reply.lease().epoch());
+    }
+  }
+
+  private void extend(int c, int epoch, long sentNs) {
+    validEpoch.put(c, epoch);
+    validUntilNs.put(c, sentNs + timing.lease().toNanos() - timing.margin().toNanos());
+  }
+
+  private void stepDown(int c) {
+    leading.remove(c);
+    validUntilNs.remove(c);
+    validEpoch.remove(c);
+  }
+}
