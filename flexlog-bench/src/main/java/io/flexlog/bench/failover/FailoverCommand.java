@@ -11,9 +11,9 @@ import picocli.CommandLine.Option;
     name = "failover",
     mixinStandardHelpOptions = true,
     description = {
-      "Kill global's sequencer leader with SIGKILL N times under a steady append load on a",
-      "dev --processes cluster; reports each unavailability window (last ack before the kill to",
-      "the first after it: p50, p99, max) and checks that every acknowledged append is readable."
+      "Kill global's sequencer leader N times under append load on a dev --processes cluster.",
+      "Reports each unavailability window (last ack before the kill to the first after it: p50,",
+      "p99, max) and checks that every acknowledged append is readable."
     })
 public final class FailoverCommand extends BenchmarkCommand<FailoverSettings> {
   @Option(

@@ -25,7 +25,7 @@ class BenchCliExtensionTest {
 
     assertThat(bench.getCommandName()).isEqualTo("bench");
     assertThat(bench.getSubcommands())
-        .containsOnlyKeys("append", "storage", "ordering", "e2e", "produce", "consume");
+        .containsOnlyKeys("append", "storage", "ordering", "e2e", "produce", "consume", "failover");
     Object append = bench.getSubcommands().get("append").getCommand();
     Object storage = bench.getSubcommands().get("storage").getCommand();
     Object ordering = bench.getSubcommands().get("ordering").getCommand();
