@@ -80,7 +80,14 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
   private final QuorumConfig config;
   private final int selfId;
   private final RaftServer server;
-  private final RaftClient client;
+  private final RaftGroup group;
+
+  /**
+   * Replaced after a failed request: a Ratis client whose retries ran out closes its request window
+   * and fails every later request with AlreadyClosedException.
+   */
+  private volatile RaftClient client;
+
   private final MetadataStateMachine stateMachine;
   private final ExecutorService dispatcher;
 
@@ -88,13 +95,14 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
       QuorumConfig config,
       int selfId,
       RaftServer server,
-      RaftClient client,
+      RaftGroup group,
       MetadataStateMachine stateMachine,
       ExecutorService dispatcher) {
     this.config = config;
     this.selfId = selfId;
     this.server = server;
-    this.client = client;
+    this.group = group;
+    this.client = client(config, group);
     this.stateMachine = stateMachine;
     this.dispatcher = dispatcher;
   }
@@ -152,8 +160,7 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
           e);
     }
     LOG.info("metadata quorum node {} listening on {}", selfId, self.raftAddress());
-    return new MetadataQuorum(
-        config, selfId, server, client(config, group), stateMachine, dispatcher);
+    return new MetadataQuorum(config, selfId, server, group, stateMachine, dispatcher);
   }
 
   private static void deliver(Consumer<Topology> onCommitted, Topology topology) {
@@ -275,15 +282,28 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
       future.cancel(true);
       throw unavailable(what, write, e);
     } catch (ExecutionException e) {
+      renewClient();
       throw unavailable(what, write, e.getCause());
     } catch (TimeoutException e) {
       future.cancel(true);
+      renewClient();
       throw unavailable(what, write, e);
     }
     if (!reply.isSuccess()) {
       throw unavailable(what, write, reply.getException());
     }
     return reply;
+  }
+
+  /** Replaces the client after a failed request (see {@link #client}); the next call uses it. */
+  private synchronized void renewClient() {
+    RaftClient old = client;
+    client = client(config, group);
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.debug("closing a failed metadata client", e);
+    }
   }
 
   private MetadataUnavailableException unavailable(String what, boolean write, Throwable cause) {
