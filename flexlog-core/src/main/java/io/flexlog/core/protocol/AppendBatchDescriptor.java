@@ -76,36 +76,12 @@ public final class AppendBatchDescriptor {
 
   public static void validate(ByteBuf frame) {
     Bodies.requireAtLeast(frame, "APPEND_BATCH", ENTRIES_OFFSET);
-    int body = FrameDescriptor.body(frame);
-    int bodyLength = FrameDescriptor.bodyLength(frame);
-    int count = frame.getInt(body + COUNT_OFFSET);
-    long table = ENTRIES_OFFSET + (long) count * ENTRY_LENGTH;
-    if (count < 1 || count > MAX_RECORDS || table > bodyLength) {
+    int count = frame.getInt(FrameDescriptor.body(frame) + COUNT_OFFSET);
+    if (count < 1 || count > MAX_RECORDS) {
       throw new ProtocolException(
-          "APPEND_BATCH count "
-              + count
-              + " outside [1, "
-              + MAX_RECORDS
-              + "] or does not fit body length "
-              + bodyLength);
+          "APPEND_BATCH count " + count + " outside [1, " + MAX_RECORDS + "]");
     }
-    long payloads = 0;
-    for (int i = 0; i < count; i++) {
-      int length = frame.getInt(body + ENTRIES_OFFSET + i * ENTRY_LENGTH + 8);
-      if (length < 0) {
-        throw new ProtocolException(
-            "APPEND_BATCH record " + i + " has negative payload length " + length);
-      }
-      payloads += length;
-    }
-    if (table + payloads != bodyLength) {
-      throw new ProtocolException(
-          "APPEND_BATCH payload lengths sum to "
-              + payloads
-              + " but the body has "
-              + (bodyLength - table)
-              + " payload bytes");
-    }
+    Bodies.requireEntryTable(frame, "APPEND_BATCH", COUNT_OFFSET, ENTRIES_OFFSET, ENTRY_LENGTH, 8);
   }
 
   public static long tokenSession(ByteBuf frame) {

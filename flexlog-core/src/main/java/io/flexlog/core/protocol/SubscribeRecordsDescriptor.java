@@ -1,6 +1,5 @@
 package io.flexlog.core.protocol;
 
-import io.flexlog.core.error.ProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -84,32 +83,8 @@ public final class SubscribeRecordsDescriptor {
   }
 
   public static void validate(ByteBuf frame) {
-    Bodies.requireAtLeast(frame, "SUBSCRIBE_RECORDS", ENTRIES_OFFSET);
-    int body = FrameDescriptor.body(frame);
-    int bodyLength = FrameDescriptor.bodyLength(frame);
-    int count = frame.getInt(body + COUNT_OFFSET);
-    long table = ENTRIES_OFFSET + (long) count * ENTRY_LENGTH;
-    if (count < 0 || table > bodyLength) {
-      throw new ProtocolException(
-          "SUBSCRIBE_RECORDS count " + count + " does not fit body length " + bodyLength);
-    }
-    long payloads = 0;
-    for (int i = 0; i < count; i++) {
-      int length = frame.getInt(body + ENTRIES_OFFSET + i * ENTRY_LENGTH + 8);
-      if (length < 0) {
-        throw new ProtocolException(
-            "SUBSCRIBE_RECORDS record " + i + " has negative payload length " + length);
-      }
-      payloads += length;
-    }
-    if (table + payloads != bodyLength) {
-      throw new ProtocolException(
-          "SUBSCRIBE_RECORDS payload lengths sum to "
-              + payloads
-              + " but the body has "
-              + (bodyLength - table)
-              + " payload bytes");
-    }
+    Bodies.requireEntryTable(
+        frame, "SUBSCRIBE_RECORDS", COUNT_OFFSET, ENTRIES_OFFSET, ENTRY_LENGTH, 8);
   }
 
   public static int colorId(ByteBuf frame) {

@@ -1,6 +1,5 @@
 package io.flexlog.core.protocol;
 
-import io.flexlog.core.error.ProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -86,32 +85,7 @@ public final class SyncEntriesDescriptor {
   }
 
   public static void validate(ByteBuf frame) {
-    Bodies.requireAtLeast(frame, "SYNC_ENTRIES", ENTRIES_OFFSET);
-    int body = FrameDescriptor.body(frame);
-    int bodyLength = FrameDescriptor.bodyLength(frame);
-    int count = frame.getInt(body + COUNT_OFFSET);
-    long table = ENTRIES_OFFSET + (long) count * ENTRY_LENGTH;
-    if (count < 0 || table > bodyLength) {
-      throw new ProtocolException(
-          "SYNC_ENTRIES count " + count + " does not fit body length " + bodyLength);
-    }
-    long payloads = 0;
-    for (int i = 0; i < count; i++) {
-      int length = frame.getInt(body + ENTRIES_OFFSET + i * ENTRY_LENGTH + 24);
-      if (length < 0) {
-        throw new ProtocolException(
-            "SYNC_ENTRIES record " + i + " has negative payload length " + length);
-      }
-      payloads += length;
-    }
-    if (table + payloads != bodyLength) {
-      throw new ProtocolException(
-          "SYNC_ENTRIES payload lengths sum to "
-              + payloads
-              + " but the body has "
-              + (bodyLength - table)
-              + " payload bytes");
-    }
+    Bodies.requireEntryTable(frame, "SYNC_ENTRIES", COUNT_OFFSET, ENTRIES_OFFSET, ENTRY_LENGTH, 24);
   }
 
   public static int shardId(ByteBuf frame) {
