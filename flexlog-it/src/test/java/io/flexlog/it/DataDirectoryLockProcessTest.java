@@ -2,6 +2,7 @@ package io.flexlog.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.core.testing.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -16,7 +17,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -48,11 +48,11 @@ class DataDirectoryLockProcessTest {
   @Test
   void shouldRefuseASecondDevClusterOnTheSameDirectoryAndChangeNothing() throws Exception {
     Path data = dir.resolve("data");
-    Process first = start(dev(data, consecutiveFreePorts(4)));
+    Process first = start(dev(data, FreePorts.consecutive(4)));
     awaitReady(first);
     Map<String, String> before = digest(data);
 
-    Process second = start(dev(data, consecutiveFreePorts(4)));
+    Process second = start(dev(data, FreePorts.consecutive(4)));
     assertThat(second.waitFor(READY_TIMEOUT_S, TimeUnit.SECONDS)).isTrue();
     List<String> stderr = stderrOf(second);
 
@@ -69,7 +69,7 @@ class DataDirectoryLockProcessTest {
   @Test
   void shouldRefuseANodeCommandOnANodeDirectoryOfARunningDevCluster() throws Exception {
     Path data = dir.resolve("data");
-    int base = consecutiveFreePorts(4);
+    int base = FreePorts.consecutive(4);
     Process first = start(dev(data, base));
     awaitReady(first);
     Path config = dir.resolve("cluster.yaml");
@@ -85,7 +85,7 @@ class DataDirectoryLockProcessTest {
           shards:
             - {id: 0, color: global, replicas: [1]}
         """
-            .formatted(consecutiveFreePorts(1), consecutiveFreePorts(1)));
+            .formatted(FreePorts.consecutive(1), FreePorts.consecutive(1)));
     Map<String, String> before = digest(data);
 
     List<String> command = java();
@@ -113,7 +113,7 @@ class DataDirectoryLockProcessTest {
   @Test
   void shouldLeaveNoDirectoryBehindWhenADevClusterCannotBindItsPort() throws Exception {
     Path data = dir.resolve("fresh").resolve("data");
-    int base = consecutiveFreePorts(4);
+    int base = FreePorts.consecutive(4);
     try (ServerSocket taken = new ServerSocket(base + 2, 1, InetAddress.getLoopbackAddress())) {
       Process failed = start(dev(data, base));
       assertThat(failed.waitFor(READY_TIMEOUT_S, TimeUnit.SECONDS)).isTrue();
@@ -132,7 +132,7 @@ class DataDirectoryLockProcessTest {
             "--port",
             Integer.toString(port),
             "--admin-port",
-            Integer.toString(consecutiveFreePorts(1)),
+            Integer.toString(FreePorts.consecutive(1)),
             "--engine",
             "mapped",
             "--pm-bytes",
@@ -193,26 +193,5 @@ class DataDirectoryLockProcessTest {
 
   private static List<String> lines(byte[] bytes) {
     return new String(bytes, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
-  }
-
-  private static int consecutiveFreePorts(int count) {
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
-      if (allFree(base, count)) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no " + count + " consecutive free ports found");
-  }
-
-  private static boolean allFree(int base, int count) {
-    for (int port = base; port < base + count; port++) {
-      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        socket.setReuseAddress(true);
-      } catch (IOException e) {
-        return false;
-      }
-    }
-    return true;
   }
 }

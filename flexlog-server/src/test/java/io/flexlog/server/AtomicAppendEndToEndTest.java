@@ -21,6 +21,7 @@ import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.StageDescriptor;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.atomic.AtomicAppends;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;

@@ -12,6 +12,7 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;

@@ -9,6 +9,7 @@ import io.flexlog.client.LogRecord;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

@@ -7,6 +7,7 @@ import io.flexlog.admin.v1.AddColorResponse;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.control.AdminClient;
 import io.flexlog.server.control.ClusterController;

@@ -17,6 +17,7 @@ import io.flexlog.core.error.FlexLogTimeoutException;
 import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.record.RecordHeader;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

@@ -13,6 +13,7 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

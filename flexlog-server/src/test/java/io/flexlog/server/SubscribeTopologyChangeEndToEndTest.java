@@ -9,6 +9,7 @@ import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.control.AdminClient;

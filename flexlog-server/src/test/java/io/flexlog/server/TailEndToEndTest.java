@@ -8,6 +8,7 @@ import io.flexlog.client.FlexLog;
 import io.flexlog.core.error.SnBeyondTailException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

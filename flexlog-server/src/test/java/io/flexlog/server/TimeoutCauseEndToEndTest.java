@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

@@ -9,7 +9,9 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.NodeAddress.Kind;
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.node.ReplicaNode;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
@@ -116,6 +118,71 @@ class TopologyUpdateOrderTest {
     assertThat(client.read("late", sn).map(LogRecord::payload))
         .contains("early bird".getBytes(StandardCharsets.UTF_8));
     assertThat(replica.sequencerLinks()).containsExactly(0);
+  }
+
+  /**
+   * A failover reaches the replica before the new leader: the replica sends its order request to
+   * node 2, which does not lead {@code global} yet and refuses it with UNKNOWN_COLOR; once node 2
+   * applies the topology that gave it the role, the request is sent again and answered in the new
+   * role epoch.
+   */
+  @Test
+  void shouldCompleteAnAppendOnceTheNewRoleLeaderLearnsTheRoleTheReplicaLearnedFirst()
+      throws Exception {
+    int port = FreePorts.consecutive(3);
+    List<NodeAddress> nodes =
+        List.of(
+            new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", port),
+            new NodeAddress(1, Kind.REPLICA, "127.0.0.1", port + 1),
+            new NodeAddress(2, Kind.SEQUENCER, "127.0.0.1", port + 2));
+    Shard shard0 = new Shard(0, Color.GLOBAL_ID, List.of(1));
+    Topology v1 =
+        new Topology(
+            1,
+            nodes,
+            List.of(new Color(Color.GLOBAL_ID, Color.GLOBAL, Color.NO_PARENT, 0, 1)),
+            List.of(shard0));
+    Topology v2 =
+        new Topology(
+            2,
+            nodes,
+            List.of(new Color(Color.GLOBAL_ID, Color.GLOBAL, Color.NO_PARENT, 2, 5)),
+            List.of(shard0));
+    SimpleMeterRegistry newLeaderMeters = new SimpleMeterRegistry();
+    sequencer = Nodes.startSequencer(v1, settings(0), 1 << 20, new SimpleMeterRegistry());
+    try (SequencerNode newLeader =
+        Nodes.startSequencer(v1, settings(2), 1 << 20, newLeaderMeters)) {
+      replica =
+          Nodes.startReplica(
+              v1,
+              settings(1),
+              1 << 20,
+              new SimpleMeterRegistry(),
+              new PrintStream(new ByteArrayOutputStream()));
+      client =
+          FlexLog.connect(
+              FlexLogConfig.builder()
+                  .bootstrapServers("127.0.0.1:" + (port + 1))
+                  .requestTimeout(Duration.ofMillis(500))
+                  .deliveryTimeout(Duration.ofSeconds(20))
+                  .readTimeout(Duration.ofSeconds(5))
+                  .build());
+      long before = client.append(Color.GLOBAL, "before".getBytes(StandardCharsets.UTF_8));
+
+      replica.updateTopology(v2);
+      CompletableFuture<Long> append =
+          client.appendAsync(Color.GLOBAL, "after".getBytes(StandardCharsets.UTF_8));
+      awaitRefusal(newLeaderMeters, "UNKNOWN_COLOR");
+      assertThat(append).as("node 2 does not lead global yet").isNotDone();
+
+      newLeader.updateTopology(v2);
+
+      long sn = append.get(10, TimeUnit.SECONDS);
+      assertThat(Sn.epoch(sn)).as("an SN of the new role epoch").isGreaterThanOrEqualTo(5);
+      assertThat(sn).isGreaterThan(before);
+      assertThat(client.read(Color.GLOBAL, sn).map(LogRecord::payload))
+          .contains("after".getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   private static void awaitRefusal(SimpleMeterRegistry meters, String code) throws Exception {

@@ -10,6 +10,7 @@ import io.flexlog.client.TrimResult;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.TrimmedException;
 import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

@@ -5,6 +5,7 @@ import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.server.control.AdminClient;
 import io.flexlog.server.dev.DevProcesses;
@@ -12,6 +13,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -80,7 +83,10 @@ final class FailoverBenchmark {
           long windowMs =
               appender.awaitAckAfter(lastAckBeforeNs, killedNs, settings.appendTimeout());
           windows.add(windowMs);
-          out.printf("kill %d: node %d, unavailable %d ms%n", kill, leader, windowMs);
+          out.printf(
+              "%s kill %d: node %d (SIGKILL), unavailable %d ms (last ack before the kill to the"
+                  + " first ack of an append sent after it)%n",
+              LocalTime.now().truncatedTo(ChronoUnit.MILLIS), kill, leader, windowMs);
           out.flush();
           cluster.restart(leader);
           Thread.sleep(settings.settle().toMillis());
@@ -100,19 +106,30 @@ final class FailoverBenchmark {
     }
   }
 
+  /**
+   * The node that leads {@code global}, from the newest topology any quorum node has applied (a
+   * follower's copy may be a version behind right after a failover).
+   */
   private static int leaderOfGlobal(DevProcesses cluster) {
+    Topology newest = null;
     for (int id = 0; id < DevProcesses.SEQUENCERS; id++) {
       if (!cluster.isAlive(id)) {
         continue;
       }
       try (AdminClient admin =
           AdminClient.connect(cluster.adminAddress(id), Duration.ofSeconds(10))) {
-        return admin.topology().color(Color.GLOBAL).orElseThrow().sequencerId();
+        Topology topology = admin.topology();
+        if (newest == null || topology.version() > newest.version()) {
+          newest = topology;
+        }
       } catch (FlexLogException e) {
-        // Try the next quorum node.
+        // Ask the next quorum node.
       }
     }
-    throw new IllegalStateException("no admin service answers");
+    if (newest == null) {
+      throw new IllegalStateException("no admin service answers");
+    }
+    return newest.color(Color.GLOBAL).orElseThrow().sequencerId();
   }
 
   private static long verify(FlexLog log, ConcurrentHashMap<Long, String> acked) {
@@ -138,6 +155,10 @@ final class FailoverBenchmark {
     final ConcurrentHashMap<Long, String> acked = new ConcurrentHashMap<>();
     final AtomicLong failed = new AtomicLong();
     final AtomicLong lastAckNs = new AtomicLong();
+
+    /** When the append last acknowledged was sent. */
+    final AtomicLong lastAckSentNs = new AtomicLong();
+
     private volatile boolean stopped;
 
     Appender(FlexLog log, int ratePerSecond) {
@@ -150,10 +171,12 @@ final class FailoverBenchmark {
       long next = System.nanoTime();
       for (long i = 0; !stopped; i++) {
         String payload = "failover-" + i;
+        long sentNs = System.nanoTime();
         try {
           long sn = log.append(Color.GLOBAL, payload.getBytes(StandardCharsets.UTF_8));
           acked.put(sn, payload);
           lastAckNs.set(System.nanoTime());
+          lastAckSentNs.set(sentNs); // after lastAckNs: the waiter reads that one second
         } catch (FlexLogException e) {
           failed.incrementAndGet();
         }
@@ -173,11 +196,12 @@ final class FailoverBenchmark {
 
     /**
      * The window around a kill at {@code killedNs}: from {@code before}, the last ack seen before
-     * the kill, to the first ack after the kill.
+     * the kill, to the first ack of an append sent after the kill (an append in flight at the kill
+     * may still be acknowledged by SNs the old leader issued before it died).
      */
     long awaitAckAfter(long before, long killedNs, Duration limit) throws InterruptedException {
       long deadline = killedNs + limit.toNanos();
-      while (lastAckNs.get() <= killedNs) {
+      while (lastAckSentNs.get() <= killedNs) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException(
               "no append acknowledged within " + limit.toSeconds() + " s of the kill");

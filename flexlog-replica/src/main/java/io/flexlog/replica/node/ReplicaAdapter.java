@@ -64,7 +64,7 @@ public final class ReplicaAdapter {
    */
   public boolean onSequencerFrame(int sequencerId, ByteBuf frame) {
     switch (FrameDescriptor.type(frame)) {
-      case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(frame);
+      case MessageType.ORDER_RESPONSE -> engine.onOrderResponse(sequencerId, frame);
       case MessageType.WATERMARK -> engine.onWatermark(sequencerId, frame);
       case MessageType.TOPOLOGY_MARK -> engine.onTopologyMark(sequencerId, frame);
       case MessageType.WELCOME ->

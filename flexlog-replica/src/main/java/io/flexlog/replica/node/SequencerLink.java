@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Topology changes: {@link #updateShards} adds shards; a connected link says HELLO again with
  * the full list. The sequencer may learn the new topology after this node does and then refuses the
- * HELLO or an order request with UNKNOWN_SHARD; the link answers such an error by saying HELLO
- * again after a delay ({@link #REHELLO_DELAY_MS} ms, doubling up to {@link #MAX_BACKOFF_MS} ms
- * while the errors go on), until the sequencer accepts.
+ * HELLO or an order request with UNKNOWN_SHARD, or with UNKNOWN_COLOR when a failover gave it a
+ * color's role that it does not know yet; the link answers such an error by saying HELLO again
+ * after a delay ({@link #REHELLO_DELAY_MS} ms, doubling up to {@link #MAX_BACKOFF_MS} ms while the
+ * errors go on), until the sequencer accepts.
  *
  * <p>An accepted HELLO is answered with WELCOME, naming the sequencer process's incarnation; only
  * then does the engine synchronise and re-send the unassigned order requests of the link's shards
@@ -122,7 +123,7 @@ final class SequencerLink {
     rehelloScheduled = true;
     long delayMs = rehelloBackoff.nextDelayMs();
     LOG.info(
-        "sequencer {} does not know a shard of replica {} yet ({}); saying HELLO again in {} ms",
+        "sequencer {} does not know a shard or role of replica {} yet ({}); saying HELLO again in {} ms",
         sequencer.id(),
         replicaNodeId,
         reason,
@@ -239,7 +240,10 @@ final class SequencerLink {
 
     private void onError(ByteBuf frame) {
       ErrorCode code = ErrorDescriptor.code(frame);
-      if (code == ErrorCode.UNKNOWN_SHARD) {
+      if (code == ErrorCode.UNKNOWN_SHARD || code == ErrorCode.UNKNOWN_COLOR) {
+        // The sequencer has not applied the topology that gave it the shard or the color's role
+        // (a failover reaches the replica first, then the new leader): HELLO again, which re-sends
+        // the unassigned order requests once it is accepted.
         scheduleRehello(ErrorDescriptor.message(frame));
       } else {
         LOG.warn(

@@ -19,6 +19,7 @@ import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.storage.LogStorage;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
@@ -52,6 +53,9 @@ public final class ReplicationEngine {
   private final SyncPhase sync;
   private final TurnConductor turn;
   private StagingHook staging = StagingHook.NONE;
+
+  /** Order responses dropped by the fence of {@link #onOrderResponse}; event loop only. */
+  private long fencedResponses;
 
   public ReplicationEngine(
       int nodeId,
@@ -97,6 +101,12 @@ public final class ReplicationEngine {
     this.turn =
         new TurnConductor(runtime, storage, shards, appends, reads, subscriptions, sync, publisher);
     shards.onMarks(subscriptions::onMark);
+    FunctionCounter.builder("flexlog.replica.fenced", this, e -> e.fencedResponses)
+        .tag("node", Integer.toString(nodeId))
+        .description(
+            "order responses dropped because they came from a sequencer node that the replica's"
+                + " topology no longer names as the leader of the shard's role")
+        .register(registry);
   }
 
   /** On a Netty event executor (see {@link EventExecutorRuntime}). */
@@ -310,11 +320,32 @@ public final class ReplicationEngine {
 
   // ---------------------------------------------------------------- sequencer frames
 
-  public void onOrderResponse(ByteBuf frame) {
+  /**
+   * ORDER_RESPONSE from sequencer node {@code sequencerId}. Fenced (docs/architecture.md#fencing):
+   * taken only from the node this replica's newest topology names as the leader of the shard's
+   * role; once a topology with a newer role epoch names another node, the old leader's answers are
+   * dropped and counted ({@code flexlog.replica.fenced}).
+   */
+  public void onOrderResponse(int sequencerId, ByteBuf frame) {
     int colorId = OrderResponseDescriptor.colorId(frame);
     int shardId = OrderResponseDescriptor.shardId(frame);
     if (!shards.hosts(shardId)) {
       LOG.warn("ORDER_RESPONSE for shard {} which node {} does not host", shardId, nodeId);
+      return;
+    }
+    if (shards.sequencerOf(shardId) != sequencerId) {
+      fencedResponses++;
+      if (fencedResponses == 1 || Long.bitCount(fencedResponses) == 1) {
+        LOG.warn(
+            "replica {}: dropped ORDER_RESPONSE for shard {} from sequencer node {}: topology {}"
+                + " names node {} as the leader of its role ({} dropped so far)",
+            nodeId,
+            shardId,
+            sequencerId,
+            shards.topology().version(),
+            shards.sequencerOf(shardId),
+            fencedResponses);
+      }
       return;
     }
     int count = OrderResponseDescriptor.count(frame);

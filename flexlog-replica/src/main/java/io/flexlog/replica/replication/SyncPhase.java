@@ -267,6 +267,11 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
 
   @Override
   public boolean settled(int shardId, int colorId, int sequencerId, int incarnation, long through) {
+    if (!shards.hosts(shardId) || shards.sequencerOf(shardId) != sequencerId) {
+      // This replica still takes the shard's order responses from another node (it has not seen
+      // the topology that moved the role, or the asker has not): what it holds may still change.
+      return false;
+    }
     int mine = linkIncarnations.get(sequencerId);
     if (mine == 0 || mine < incarnation) {
       return false; // order responses of an older process may still reach this replica

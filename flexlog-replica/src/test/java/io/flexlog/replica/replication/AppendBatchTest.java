@@ -135,7 +135,7 @@ class AppendBatchTest {
       OrderResponseDescriptor.writeEntry(frame, SESSION, firstSequence + i, firstSn + i);
     }
     try {
-      engine.onOrderResponse(frame);
+      engine.onOrderResponse(0, frame);
     } finally {
       frame.release();
     }

@@ -135,7 +135,7 @@ class ReplicaRolesTest {
     ByteBuf frame =
         OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
     OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
-    deliver(frame, engine::onOrderResponse);
+    deliver(frame, f -> engine.onOrderResponse(SEQUENCER, f));
   }
 
   private void watermark(long sn) {

@@ -128,11 +128,15 @@ class ReplicationEngineTest {
   }
 
   private void orderResponse(long session, long sequence, long sn) {
+    orderResponseFrom(0, session, sequence, sn);
+  }
+
+  private void orderResponseFrom(int sequencerId, long session, long sequence, long sn) {
     ByteBuf frame =
         OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
     OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
     try {
-      engine.onOrderResponse(frame);
+      engine.onOrderResponse(sequencerId, frame);
     } finally {
       frame.release();
     }
@@ -182,6 +186,39 @@ class ReplicationEngineTest {
   }
 
   // ------------------------------------------------------------------ tests
+
+  @Test
+  void shouldTakeOrderResponsesOnlyFromTheLeaderTheTopologyNames() {
+    watermark(EPOCH_1);
+    append(7, 1, "a");
+    // Node 3 is a sequencer node that does not lead global: its answer is fenced.
+    engine.updateTopology(topologyWithRole(2, 0, 1));
+    orderResponseFrom(3, 7, 1, EPOCH_1 + 1);
+    assertThat(nextFrame()).isNull();
+
+    // The role moves to node 3 in epoch 2: node 0's late answer is fenced, node 3's is taken.
+    engine.updateTopology(topologyWithRole(3, 3, 2));
+    orderResponseFrom(0, 7, 1, EPOCH_1 + 1);
+    assertThat(nextFrame()).isNull();
+    long epoch2 = Sn.of(2, 0);
+    orderResponseFrom(3, 7, 1, epoch2 + 1);
+    ByteBuf ack = nextFrame();
+    assertThat(AppendAckDescriptor.sn(ack)).isEqualTo(epoch2 + 1);
+    ack.release();
+  }
+
+  /** {@link #topology()} plus sequencer node 3, with global led by {@code leader}. */
+  private static Topology topologyWithRole(long version, int leader, int roleEpoch) {
+    return new Topology(
+        version,
+        List.of(
+            new NodeAddress(0, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
+            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
+            new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3),
+            new NodeAddress(3, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 4)),
+        List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, leader, roleEpoch)),
+        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
+  }
 
   @Test
   void shouldAckOnlyAfterTheSequencerAssignedTheSn() {

@@ -133,7 +133,7 @@ class SubscriptionTest {
         OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, color, shard, 1);
     OrderResponseDescriptor.writeEntry(response, 7, seq, sn);
     try {
-      engine.onOrderResponse(response);
+      engine.onOrderResponse(0, response);
     } finally {
       response.release();
     }

@@ -147,7 +147,7 @@ class TokenSyncTest {
           OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
       OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
       try {
-        engine.onOrderResponse(frame);
+        engine.onOrderResponse(0, frame);
       } finally {
         frame.release();
       }

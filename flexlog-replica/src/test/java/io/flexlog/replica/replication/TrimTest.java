@@ -120,7 +120,7 @@ class TrimTest {
           OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
       OrderResponseDescriptor.writeEntry(response, 7, i + 1, sns[i]);
       try {
-        engine.onOrderResponse(response);
+        engine.onOrderResponse(0, response);
       } finally {
         response.release();
       }

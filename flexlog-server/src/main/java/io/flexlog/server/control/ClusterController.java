@@ -201,6 +201,14 @@ public final class ClusterController {
         Topology next = withColor(current, spec);
         MetadataLog.Commit commit = log.commit(current, next);
         if (!commit.applied()) {
+          if (commit.committed() == null) {
+            // The quorum was started but its first topology is not committed yet.
+            throw new MetadataUnavailableException(
+                "cannot create color '"
+                    + spec.name()
+                    + "' yet: the metadata quorum holds no topology (it is being bootstrapped);"
+                    + " retry");
+          }
           // Another node committed first: take its version and place the color on it.
           onCommitted(commit.committed());
           if (attempt >= MAX_COMMIT_ATTEMPTS) {

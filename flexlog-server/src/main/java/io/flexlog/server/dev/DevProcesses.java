@@ -136,10 +136,15 @@ public final class DevProcesses implements AutoCloseable {
     command.addAll(List.of("--data", options.dataDir().resolve("node-" + id).toString()));
     Path log = log(id);
     if (Files.exists(log)) {
-      // The previous incarnation's output stays readable beside the new one.
+      // Every earlier incarnation's output stays readable beside the new one: node-N.log.1 is the
+      // first run's, node-N.log.2 the second's, and so on.
+      int generation = 1;
+      while (Files.exists(log.resolveSibling(log.getFileName() + "." + generation))) {
+        generation++;
+      }
       Files.move(
           log,
-          log.resolveSibling(log.getFileName() + ".previous"),
+          log.resolveSibling(log.getFileName() + "." + generation),
           StandardCopyOption.REPLACE_EXISTING);
     }
     ProcessBuilder builder =

@@ -2,9 +2,9 @@ package io.flexlog.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
-import io.flexlog.server.FreePorts;
 import io.flexlog.server.dev.DevCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.client.FlexLog;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
-import io.flexlog.server.FreePorts;
 import io.flexlog.server.dev.DevCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;

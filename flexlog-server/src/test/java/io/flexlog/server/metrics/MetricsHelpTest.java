@@ -3,9 +3,9 @@ package io.flexlog.server.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.client.FlexLog;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
-import io.flexlog.server.FreePorts;
 import io.flexlog.server.dev.DevCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

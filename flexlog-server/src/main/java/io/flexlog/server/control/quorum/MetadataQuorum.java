@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -74,8 +75,14 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
 
   static final long ELECTION_TIMEOUT_MAX_MS = 800;
 
-  /** A client retries a request that found no leader at this pace, until the request timeout. */
-  private static final long RETRY_SLEEP_MS = 100;
+  /** A request that failed is tried again after this pause, until the request timeout. */
+  private static final long RETRY_SLEEP_MS = 50;
+
+  /**
+   * How long one attempt may take before it is given up and tried again (on the leader this node
+   * then knows): short, so that a request sent to a peer that just died moves on quickly.
+   */
+  private static final long ATTEMPT_TIMEOUT_MS = 1000;
 
   private final QuorumConfig config;
   private final int selfId;
@@ -83,8 +90,9 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
   private final RaftGroup group;
 
   /**
-   * Replaced after a failed request: a Ratis client whose retries ran out closes its request window
-   * and fails every later request with AlreadyClosedException.
+   * Replaced after every failed attempt, by one that starts at the leader this node's Ratis server
+   * knows: a Ratis client keeps failing with AlreadyClosedException once its connection to a peer
+   * that restarted was closed, and keeps asking a dead leader until its retries run out.
    */
   private volatile RaftClient client;
 
@@ -102,7 +110,7 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     this.selfId = selfId;
     this.server = server;
     this.group = group;
-    this.client = client(config, group);
+    this.client = client(group, null);
     this.stateMachine = stateMachine;
     this.dispatcher = dispatcher;
   }
@@ -206,20 +214,24 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     return properties;
   }
 
-  private static RaftClient client(QuorumConfig config, RaftGroup group) {
+  /**
+   * A client that makes one attempt per request ({@link #call} retries), sending first to {@code
+   * leader} when this node knows the quorum's leader.
+   */
+  private static RaftClient client(RaftGroup group, RaftPeerId leader) {
     RaftProperties properties = new RaftProperties();
     RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
-    long timeoutMs = config.requestTimeout().toMillis();
     RaftClientConfigKeys.Rpc.setRequestTimeout(
-        properties, TimeDuration.valueOf(Math.min(timeoutMs, 1000), TimeUnit.MILLISECONDS));
-    int attempts = (int) Math.max(1, timeoutMs / RETRY_SLEEP_MS);
-    return RaftClient.newBuilder()
-        .setRaftGroup(group)
-        .setProperties(properties)
-        .setRetryPolicy(
-            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                attempts, TimeDuration.valueOf(RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
-        .build();
+        properties, TimeDuration.valueOf(ATTEMPT_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+    RaftClient.Builder builder =
+        RaftClient.newBuilder()
+            .setRaftGroup(group)
+            .setProperties(properties)
+            .setRetryPolicy(RetryPolicies.noRetry());
+    if (leader != null) {
+      builder.setLeaderId(leader);
+    }
+    return builder.build();
   }
 
   /** This node's id. */
@@ -252,7 +264,7 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
 
   @Override
   public Topology read(Topology cached) {
-    RaftClientReply reply = await(client.async().sendReadOnly(Message.EMPTY), "read", false);
+    RaftClientReply reply = call(c -> c.async().sendReadOnly(Message.EMPTY), "read", false);
     Topology topology =
         MetadataCommand.decodeTopology(reply.getMessage().getContent().asReadOnlyByteBuffer());
     if (topology == null) {
@@ -266,41 +278,66 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     Message message =
         Message.valueOf(
             ByteString.copyFrom(MetadataCommand.encode(kind, expectedVersion, topology)));
-    RaftClientReply reply = await(client.async().send(message), "change", true);
+    RaftClientReply reply = call(c -> c.async().send(message), "change", true);
     return MetadataCommand.decodeReply(reply.getMessage().getContent().asReadOnlyByteBuffer());
   }
 
-  private RaftClientReply await(
-      CompletableFuture<RaftClientReply> future, String what, boolean write) {
-    long timeoutMs = config.requestTimeout().toMillis();
-    RaftClientReply reply;
-    try {
-      // The client gives up by itself after the timeout; the margin covers its last attempt.
-      reply = future.get(timeoutMs + 2 * RETRY_SLEEP_MS + 1000, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      future.cancel(true);
-      throw unavailable(what, write, e);
-    } catch (ExecutionException e) {
-      renewClient();
-      throw unavailable(what, write, e.getCause());
-    } catch (TimeoutException e) {
-      future.cancel(true);
-      renewClient();
-      throw unavailable(what, write, e);
+  /**
+   * Sends a request, one attempt at a time, until one succeeds or the request timeout has passed.
+   * Every command is safe to apply twice (a retried attempt may have been committed already: role
+   * commands are conditional or only count renewals, and a topology replacement that is already
+   * committed answers APPLIED), so a new client may send it again.
+   */
+  private RaftClientReply call(
+      Function<RaftClient, CompletableFuture<RaftClientReply>> send, String what, boolean write) {
+    long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+    Throwable last = null;
+    while (true) {
+      RaftClient attempt = client;
+      CompletableFuture<RaftClientReply> future = send.apply(attempt);
+      try {
+        RaftClientReply reply = future.get(ATTEMPT_TIMEOUT_MS + 100, TimeUnit.MILLISECONDS);
+        if (reply.isSuccess()) {
+          return reply;
+        }
+        last = reply.getException();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        future.cancel(true);
+        throw unavailable(what, write, e);
+      } catch (ExecutionException e) {
+        last = e.getCause();
+      } catch (TimeoutException e) {
+        future.cancel(true);
+        last = e;
+      }
+      renewClient(attempt);
+      if (System.nanoTime() - deadline > 0) {
+        throw unavailable(what, write, last);
+      }
+      try {
+        Thread.sleep(RETRY_SLEEP_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw unavailable(what, write, e);
+      }
     }
-    if (!reply.isSuccess()) {
-      throw unavailable(what, write, reply.getException());
-    }
-    return reply;
   }
 
-  /** Replaces the client after a failed request (see {@link #client}); the next call uses it. */
-  private synchronized void renewClient() {
-    RaftClient old = client;
-    client = client(config, group);
+  /** Replaces {@code failed} (if no other thread did) by a client that starts at the leader. */
+  private synchronized void renewClient(RaftClient failed) {
+    if (client != failed) {
+      return;
+    }
+    RaftPeerId leader = null;
     try {
-      old.close();
+      leader = server.getDivision(GROUP_ID).getInfo().getLeaderId();
+    } catch (IOException e) {
+      LOG.debug("no leader known to metadata quorum node {}: {}", selfId, e.toString());
+    }
+    client = client(group, leader);
+    try {
+      failed.close();
     } catch (IOException e) {
       LOG.debug("closing a failed metadata client", e);
     }
@@ -348,9 +385,8 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
   }
 
   private RoleCommand.Reply proposeRole(byte[] entry) {
-    RaftClientReply reply =
-        await(
-            client.async().send(Message.valueOf(ByteString.copyFrom(entry))), "role change", true);
+    Message message = Message.valueOf(ByteString.copyFrom(entry));
+    RaftClientReply reply = call(c -> c.async().send(message), "role change", true);
     return RoleCommand.decodeReply(reply.getMessage().getContent().asReadOnlyByteBuffer());
   }
 

@@ -2,6 +2,7 @@ package io.flexlog.server.control.quorum;
 
 import io.flexlog.core.model.Topology;
 import io.flexlog.server.control.quorum.MetadataCommand.Entry;
+import io.flexlog.server.control.quorum.MetadataCommand.Kind;
 import io.flexlog.server.control.quorum.MetadataCommand.Outcome;
 import java.io.File;
 import java.io.IOException;
@@ -15,6 +16,8 @@ import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
@@ -74,6 +77,15 @@ final class MetadataStateMachine extends BaseStateMachine {
   @Override
   public StateMachineStorage getStateMachineStorage() {
     return storage;
+  }
+
+  /** One line per leader change this node sees: when a failover waits, the logs say on what. */
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    LOG.info(
+        "metadata quorum member {}: the leader is now {}",
+        groupMemberId.getPeerId(),
+        newLeaderId == null ? "unknown" : newLeaderId);
   }
 
   @Override
@@ -137,6 +149,12 @@ final class MetadataStateMachine extends BaseStateMachine {
           case RENEW_ROLE, TAKE_ROLE ->
               throw new IllegalArgumentException("role entry decoded as a topology entry");
         };
+    if (!holds && entry.kind() == Kind.REPLACE && entry.topology().equals(current)) {
+      // The same change again: a proposal retried by a new client after its first attempt was
+      // committed (the metadata client retries across client instances; docs/architecture.md,
+      // "Metadata quorum"). It is what is committed, so it succeeded.
+      return MetadataCommand.encodeReply(Outcome.APPLIED, current);
+    }
     if (!holds) {
       return MetadataCommand.encodeReply(Outcome.CONFLICT, current);
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntHashSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,6 +122,9 @@ public final class RoleLeaseKeeper {
   private final Map<Integer, Integer> validEpoch = new ConcurrentHashMap<>();
   private final Int2ObjectHashMap<Seen> seen = new Int2ObjectHashMap<>();
 
+  /** Colors whose last renewal or take failed for want of the quorum; tick thread only. */
+  private final IntHashSet failing = new IntHashSet();
+
   private record Seen(int leader, int epoch, long renewals, long sinceNs) {}
 
   /**
@@ -166,8 +170,18 @@ public final class RoleLeaseKeeper {
     for (Color color : topology.colors()) {
       try {
         tick(color, leases.get(color.id()));
+        failing.remove(color.id());
       } catch (MetadataUnavailableException e) {
-        LOG.debug("node {}: lease of color {}: {}", selfId, color.id(), e.getMessage());
+        if (failing.add(color.id())) {
+          LOG.warn(
+              "node {}: the lease of color {} cannot be renewed or taken now (logged once until it"
+                  + " can): {}",
+              selfId,
+              color.id(),
+              e.getMessage());
+        } else {
+          LOG.debug("node {}: lease of color {}: {}", selfId, color.id(), e.getMessage());
+        }
       }
     }
   }

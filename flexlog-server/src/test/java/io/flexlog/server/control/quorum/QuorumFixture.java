@@ -5,7 +5,7 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.NodeAddress.Kind;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
-import io.flexlog.server.FreePorts;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.server.control.ClusterController;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.flexlog.server;
+package io.flexlog.core.testing;
 
 import java.io.IOException;
 import java.net.InetAddress;
