@@ -48,9 +48,11 @@ import java.util.concurrent.ExecutionException;
  */
 public final class FlexLog implements AutoCloseable {
   private final ClientCore core;
+  private final FlexLogConfig config;
 
-  private FlexLog(ClientCore core) {
+  private FlexLog(ClientCore core, FlexLogConfig config) {
     this.core = core;
+    this.config = config;
   }
 
   /** Connects to the cluster behind a comma-separated list of {@code host:port}. */
@@ -59,7 +61,7 @@ public final class FlexLog implements AutoCloseable {
   }
 
   public static FlexLog connect(FlexLogConfig config) {
-    return new FlexLog(ClientCore.connect(config));
+    return new FlexLog(ClientCore.connect(config), config);
   }
 
   /**
@@ -263,6 +265,11 @@ public final class FlexLog implements AutoCloseable {
   /** {@link #tail(String)} without waiting. */
   public CompletableFuture<ColorTail> tailAsync(String color) {
     return core.tail(color);
+  }
+
+  /** The settings this client was connected with ({@link FlexLogAdmin#create(FlexLog)}). */
+  FlexLogConfig config() {
+    return config;
   }
 
   /** The cluster's topology as last fetched. */

@@ -6,6 +6,7 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.ConnectionGuard;
 import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.AdminRelay;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.sequencer.net.ParentConnector;
 import io.flexlog.sequencer.net.SequencerChannelHandler;
@@ -42,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * A sequencer node: hosts the ordering role of every color whose {@link Color#sequencerId()} is
  * this node's id, forwards order requests for the other colors above its shards up the sequencer
  * tree (connecting to its parent nodes as a child), and serves replicas and child nodes over the
- * data-plane protocol (ORDER_REQUEST, HELLO, SEQUENCER_HELLO, RANGE_REQUEST, METADATA_REQUEST). See
- * {@link OrderingService} for the protocol.
+ * data-plane protocol (ORDER_REQUEST, HELLO, SEQUENCER_HELLO, RANGE_REQUEST, METADATA_REQUEST,
+ * TAIL_REQUEST, and the admin requests it relays: {@link #adminRelay}). See {@link OrderingService}
+ * for the protocol.
  *
  * <pre>{@code
  * try (SequencerNode node = new SequencerNode(config, topology, new SimpleMeterRegistry())) {
@@ -73,6 +75,7 @@ public final class SequencerNode implements AutoCloseable {
   private volatile Topology topology;
   private EpochStore epochStore;
   private IssueGate issueGate = IssueGate.ALWAYS;
+  private volatile AdminRelay adminRelay = AdminRelay.NONE;
   private EventLoopGroup group;
   private EventLoop loop;
   private ChannelGroup channels;
@@ -118,6 +121,15 @@ public final class SequencerNode implements AutoCloseable {
       throw new IllegalStateException("set the issue gate before start");
     }
     this.issueGate = gate;
+  }
+
+  /**
+   * Lets {@code relay} serve the admin requests clients send to this node (docs/architecture.md,
+   * "Admin requests on the data plane"); until then they are refused ({@link AdminRelay#NONE}). Any
+   * thread, any time.
+   */
+  public void adminRelay(AdminRelay relay) {
+    this.adminRelay = Objects.requireNonNull(relay, "relay");
   }
 
   /**
@@ -193,7 +205,11 @@ public final class SequencerNode implements AutoCloseable {
                         .addLast(
                             new SequencerChannelHandler(
                                 new SequencerInbound(
-                                    service, ch.alloc(), config.maxRecordBytes())));
+                                    service,
+                                    ch.alloc(),
+                                    config.maxRecordBytes(),
+                                    request -> adminRelay.relay(request),
+                                    loop)));
                   }
                 });
     try {

@@ -7,6 +7,7 @@ import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.NodeSettings;
+import io.flexlog.server.control.AdminFrameRelay;
 import io.flexlog.server.control.ClusterController;
 import io.flexlog.server.control.MetadataStore;
 import io.flexlog.server.control.TopologyBootstrap;
@@ -17,6 +18,7 @@ import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,6 +40,7 @@ public final class NodeProcess implements AutoCloseable {
   private final ReplicaNode replica;
   private final QuorumMember member;
   private final TopologyWatcher watcher;
+  private AdminFrameRelay relay;
   private DataDirectoryLock lock;
 
   private NodeProcess(
@@ -186,21 +189,60 @@ public final class NodeProcess implements AutoCloseable {
     if (quorum.isEmpty()) {
       return new NodeProcess(sequencer, replica, null, null);
     }
-    if (quorum.get().peer(settings.nodeId()).isPresent()) {
-      QuorumMember member =
-          QuorumMember.start(
-              quorum.get(),
-              settings.nodeId(),
-              settings.dataDir(),
-              topology,
-              storeThenApply::apply,
-              ClusterController.DEFAULT_APPLY_TIMEOUT);
-      return new NodeProcess(sequencer, replica, member, null);
+    NodeProcess process =
+        quorum.get().peer(settings.nodeId()).isPresent()
+            ? new NodeProcess(
+                sequencer,
+                replica,
+                startMember(quorum.get(), settings, topology, storeThenApply),
+                null)
+            : new NodeProcess(
+                sequencer,
+                replica,
+                null,
+                TopologyWatcher.start(
+                    quorum.get().admins(), settings.nodeId(), topology.version(), storeThenApply));
+    process.relay =
+        new AdminFrameRelay(
+            relayTargets(quorum.get(), settings.nodeId()),
+            file.maxRecordBytes(),
+            AdminFrameRelay.DEFAULT_TIMEOUT);
+    if (sequencer != null) {
+      sequencer.adminRelay(process.relay);
+    } else {
+      replica.adminRelay(process.relay);
     }
-    TopologyWatcher watcher =
-        TopologyWatcher.start(
-            quorum.get().admins(), settings.nodeId(), topology.version(), storeThenApply);
-    return new NodeProcess(sequencer, replica, null, watcher);
+    return process;
+  }
+
+  private static QuorumMember startMember(
+      QuorumConfig quorum,
+      NodeSettings settings,
+      Topology topology,
+      TopologyWatcher.Applier storeThenApply)
+      throws IOException {
+    return QuorumMember.start(
+        quorum,
+        settings.nodeId(),
+        settings.dataDir(),
+        topology,
+        storeThenApply::apply,
+        ClusterController.DEFAULT_APPLY_TIMEOUT);
+  }
+
+  /**
+   * The admin services this node relays data-plane admin requests to: its own first, on a quorum
+   * node, then the others in the cluster file's order.
+   */
+  static List<AdminFrameRelay.Target> relayTargets(QuorumConfig quorum, int nodeId) {
+    List<AdminFrameRelay.Target> targets = new ArrayList<>();
+    quorum.peer(nodeId).ifPresent(p -> targets.add(new AdminFrameRelay.Target(nodeId, p.admin())));
+    for (QuorumConfig.Peer peer : quorum.peers()) {
+      if (peer.nodeId() != nodeId) {
+        targets.add(new AdminFrameRelay.Target(peer.nodeId(), peer.admin()));
+      }
+    }
+    return targets;
   }
 
   private static void requireKind(ClusterFile file, NodeSettings settings, NodeAddress.Kind kind) {
@@ -248,6 +290,9 @@ public final class NodeProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    if (relay != null) {
+      relay.close();
+    }
     if (watcher != null) {
       watcher.close();
     }

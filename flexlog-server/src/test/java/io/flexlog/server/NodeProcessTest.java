@@ -1,12 +1,18 @@
 package io.flexlog.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.client.ClusterDescription;
+import io.flexlog.client.CreateColorResult;
 import io.flexlog.client.FlexLog;
+import io.flexlog.client.FlexLogAdmin;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
+import io.flexlog.client.NewColor;
+import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.testing.FreePorts;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.control.AdminClient;
@@ -186,5 +192,43 @@ class NodeProcessTest {
     assertThat(replicas[1].topologyVersion()).isEqualTo(3);
     written.putAll(append(log, "orders", 5));
     assertReadable(log, "orders", written);
+  }
+
+  @Test
+  void shouldRelayFlexLogAdminThroughAWatchingReplicaNode() throws Exception {
+    startRoot();
+    for (int id = 1; id <= REPLICAS; id++) {
+      startReplica(id);
+    }
+    awaitReplicasWatching();
+
+    try (FlexLogAdmin admin = FlexLogAdmin.create(file.topology().node(2).hostPort())) {
+      CreateColorResult created = admin.createColor(NewColor.of("relayed", "global").shards(2));
+      ClusterDescription cluster = admin.describeCluster();
+
+      assertThat(created.created()).isTrue();
+      assertThat(created.unacknowledgedNodeIds()).isEmpty();
+      assertThat(cluster.topology()).isEqualTo(root.controller().orElseThrow().topology());
+      assertThat(cluster.adminServices())
+          .extracting(ClusterDescription.AdminService::toString)
+          .containsExactly(root.adminAddress().orElseThrow());
+    }
+    assertReadable(client(), "relayed", append(client(), "relayed", 3));
+  }
+
+  @Test
+  void shouldRefuseFlexLogAdminOnAClusterWithoutAnAdminService() throws Exception {
+    Path staticFile = dir.resolve("static.yaml");
+    Files.writeString(
+        staticFile,
+        Files.readString(dir.resolve("cluster.yaml")).replaceAll(", admin-port: \\d+", ""));
+    file = ClusterFile.load(staticFile);
+    startRoot();
+
+    try (FlexLogAdmin admin = FlexLogAdmin.create(file.topology().node(0).hostPort())) {
+      assertThatThrownBy(() -> admin.createColor(NewColor.of("orders", "global")))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessageContaining("the cluster has no admin service");
+    }
   }
 }

@@ -29,8 +29,9 @@
  *       subscriptions, trims and reads each count up from their own base).
  *   <li>The Netty edge is {@code Connections} (the {@code Outbound} over one core {@code
  *       QueuedConnection} per node), {@code InboundHandler} and {@code MetadataFetcher} (a blocking
- *       topology fetch from the bootstrap servers). Only these and the conductor import {@code
- *       io.netty.channel}.
+ *       topology fetch from the bootstrap servers). {@link io.flexlog.client.internals.AdminCalls}
+ *       is {@code FlexLogAdmin}'s own edge: one connection per admin request, on its own {@code
+ *       flexlog-admin} event loop. Only these and the conductor import {@code io.netty.channel}.
  * </ul>
  *
  * <h2>Threading</h2>

@@ -52,6 +52,12 @@ public final class Frames {
       case MessageType.APPEND_BATCH_ACK -> AppendBatchAckDescriptor.validate(frame);
       case MessageType.TAIL_REQUEST -> TailDescriptor.validateRequest(frame);
       case MessageType.TAIL_RESPONSE -> TailDescriptor.validateResponse(frame);
+      case MessageType.CREATE_COLOR -> CreateColorDescriptor.decodeRequest(frame);
+      case MessageType.CREATE_COLOR_RESPONSE -> CreateColorDescriptor.decodeResponse(frame);
+      case MessageType.DESCRIBE_COLORS -> DescribeColorsDescriptor.decodeRequest(frame);
+      case MessageType.DESCRIBE_COLORS_RESPONSE -> DescribeColorsDescriptor.decodeResponse(frame);
+      case MessageType.DESCRIBE_CLUSTER -> DescribeClusterDescriptor.validateRequest(frame);
+      case MessageType.DESCRIBE_CLUSTER_RESPONSE -> DescribeClusterDescriptor.decodeResponse(frame);
       default -> throw new ProtocolException("unknown frame type " + type);
     }
   }

@@ -126,7 +126,33 @@ public final class MessageType {
   /** Answer to TAIL_REQUEST: the color's trim point and tail as the answering node knows them. */
   public static final byte TAIL_RESPONSE = 81;
 
+  // Codes 90-99: administration on the data plane, relayed by any node to the admin service
+  // (docs/architecture.md#admin-requests-on-the-data-plane).
+
+  /** Client to any node: create a color (the admin service's AddColor). */
+  public static final byte CREATE_COLOR = 90;
+
+  /** Answer to CREATE_COLOR: the color, whether it is new, the topology version holding it. */
+  public static final byte CREATE_COLOR_RESPONSE = 91;
+
+  /** Client to any node: describe one color, or every color. */
+  public static final byte DESCRIBE_COLORS = 92;
+
+  /** Answer to DESCRIBE_COLORS. */
+  public static final byte DESCRIBE_COLORS_RESPONSE = 93;
+
+  /** Client to any node: describe the cluster (nodes, colors, shards, admin services). */
+  public static final byte DESCRIBE_CLUSTER = 94;
+
+  /** Answer to DESCRIBE_CLUSTER. */
+  public static final byte DESCRIBE_CLUSTER_RESPONSE = 95;
+
   private MessageType() {}
+
+  /** True for the admin requests a node relays to the admin service (CREATE_COLOR, ...). */
+  public static boolean isAdminRequest(byte type) {
+    return type == CREATE_COLOR || type == DESCRIBE_COLORS || type == DESCRIBE_CLUSTER;
+  }
 
   public static String name(byte type) {
     return switch (type) {
@@ -166,6 +192,12 @@ public final class MessageType {
       case APPEND_BATCH_ACK -> "APPEND_BATCH_ACK";
       case TAIL_REQUEST -> "TAIL_REQUEST";
       case TAIL_RESPONSE -> "TAIL_RESPONSE";
+      case CREATE_COLOR -> "CREATE_COLOR";
+      case CREATE_COLOR_RESPONSE -> "CREATE_COLOR_RESPONSE";
+      case DESCRIBE_COLORS -> "DESCRIBE_COLORS";
+      case DESCRIBE_COLORS_RESPONSE -> "DESCRIBE_COLORS_RESPONSE";
+      case DESCRIBE_CLUSTER -> "DESCRIBE_CLUSTER";
+      case DESCRIBE_CLUSTER_RESPONSE -> "DESCRIBE_CLUSTER_RESPONSE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

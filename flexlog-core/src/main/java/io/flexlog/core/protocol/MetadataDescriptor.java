@@ -45,31 +45,7 @@ public final class MetadataDescriptor {
     try {
       body.writeLong(topology.version());
       body.writeInt(maxRecordBytes);
-      body.writeInt(topology.nodes().size());
-      for (NodeAddress node : topology.nodes().values()) {
-        body.writeInt(node.id());
-        body.writeByte(node.kind().ordinal());
-        writeString(body, node.host());
-        body.writeInt(node.port());
-      }
-      List<Color> colors = topology.colors();
-      body.writeInt(colors.size());
-      for (Color color : colors) {
-        body.writeInt(color.id());
-        body.writeInt(color.parentId());
-        body.writeInt(color.sequencerId());
-        writeString(body, color.name());
-      }
-      List<Shard> shards = topology.shards();
-      body.writeInt(shards.size());
-      for (Shard shard : shards) {
-        body.writeInt(shard.id());
-        body.writeInt(shard.colorId());
-        body.writeInt(shard.replicaNodeIds().size());
-        for (int replica : shard.replicaNodeIds()) {
-          body.writeInt(replica);
-        }
-      }
+      writeTopology(body, topology);
       ByteBuf frame =
           FrameDescriptor.allocate(
               alloc, MessageType.METADATA_RESPONSE, requestId, body.readableBytes());
@@ -80,59 +56,106 @@ public final class MetadataDescriptor {
     }
   }
 
+  /** Writes nodes, colors and shards as METADATA_RESPONSE lays them out after its limits. */
+  static void writeTopology(ByteBuf body, Topology topology) {
+    body.writeInt(topology.nodes().size());
+    for (NodeAddress node : topology.nodes().values()) {
+      body.writeInt(node.id());
+      body.writeByte(node.kind().ordinal());
+      writeString(body, node.host());
+      body.writeInt(node.port());
+    }
+    List<Color> colors = topology.colors();
+    body.writeInt(colors.size());
+    for (Color color : colors) {
+      body.writeInt(color.id());
+      body.writeInt(color.parentId());
+      body.writeInt(color.sequencerId());
+      writeString(body, color.name());
+    }
+    List<Shard> shards = topology.shards();
+    body.writeInt(shards.size());
+    for (Shard shard : shards) {
+      body.writeInt(shard.id());
+      body.writeInt(shard.colorId());
+      body.writeInt(shard.replicaNodeIds().size());
+      for (int replica : shard.replicaNodeIds()) {
+        body.writeInt(replica);
+      }
+    }
+  }
+
   /** Decodes and validates a METADATA_RESPONSE frame; malformed input throws. */
   public static Metadata decodeResponse(ByteBuf frame) {
     ByteBuf in = frame.slice(FrameDescriptor.body(frame), FrameDescriptor.bodyLength(frame));
     try {
       long version = in.readLong();
       int maxRecordBytes = in.readInt();
-      int nodeCount = count(in, "node");
-      List<NodeAddress> nodes = new ArrayList<>(nodeCount);
-      for (int i = 0; i < nodeCount; i++) {
-        int id = in.readInt();
-        int kind = in.readUnsignedByte();
-        if (kind >= NodeAddress.Kind.values().length) {
-          throw new ProtocolException("METADATA_RESPONSE: unknown node kind " + kind);
-        }
-        String host = readString(in);
-        nodes.add(new NodeAddress(id, NodeAddress.Kind.values()[kind], host, in.readInt()));
-      }
-      int colorCount = count(in, "color");
-      List<Color> colors = new ArrayList<>(colorCount);
-      for (int i = 0; i < colorCount; i++) {
-        int id = in.readInt();
-        int parent = in.readInt();
-        int sequencer = in.readInt();
-        colors.add(new Color(id, readString(in), parent, sequencer));
-      }
-      int shardCount = count(in, "shard");
-      List<Shard> shards = new ArrayList<>(shardCount);
-      for (int i = 0; i < shardCount; i++) {
-        int id = in.readInt();
-        int color = in.readInt();
-        int replicaCount = count(in, "replica");
-        List<Integer> replicas = new ArrayList<>(replicaCount);
-        for (int r = 0; r < replicaCount; r++) {
-          replicas.add(in.readInt());
-        }
-        shards.add(new Shard(id, color, replicas));
-      }
+      Topology topology = readTopology(in, version, "METADATA_RESPONSE");
       if (in.isReadable()) {
         throw new ProtocolException(
             "METADATA_RESPONSE has " + in.readableBytes() + " trailing bytes");
       }
-      return new Metadata(new Topology(version, nodes, colors, shards), maxRecordBytes);
+      return new Metadata(topology, maxRecordBytes);
     } catch (IndexOutOfBoundsException e) {
       throw new ProtocolException("METADATA_RESPONSE is truncated");
-    } catch (IllegalArgumentException e) {
-      throw new ProtocolException("METADATA_RESPONSE is inconsistent: " + e.getMessage());
     }
   }
 
-  private static int count(ByteBuf in, String what) {
+  /**
+   * Reads what {@link #writeTopology} wrote, as the topology of {@code version}.
+   *
+   * @throws ProtocolException naming {@code frame} for an unknown node kind, a bad count or an
+   *     inconsistent topology
+   * @throws IndexOutOfBoundsException when {@code in} ends early
+   */
+  static Topology readTopology(ByteBuf in, long version, String frame) {
+    try {
+      return readTopologyUnchecked(in, version, frame);
+    } catch (IllegalArgumentException e) {
+      throw new ProtocolException(frame + " is inconsistent: " + e.getMessage());
+    }
+  }
+
+  private static Topology readTopologyUnchecked(ByteBuf in, long version, String frame) {
+    int nodeCount = count(in, frame, "node");
+    List<NodeAddress> nodes = new ArrayList<>(nodeCount);
+    for (int i = 0; i < nodeCount; i++) {
+      int id = in.readInt();
+      int kind = in.readUnsignedByte();
+      if (kind >= NodeAddress.Kind.values().length) {
+        throw new ProtocolException(frame + ": unknown node kind " + kind);
+      }
+      String host = readString(in);
+      nodes.add(new NodeAddress(id, NodeAddress.Kind.values()[kind], host, in.readInt()));
+    }
+    int colorCount = count(in, frame, "color");
+    List<Color> colors = new ArrayList<>(colorCount);
+    for (int i = 0; i < colorCount; i++) {
+      int id = in.readInt();
+      int parent = in.readInt();
+      int sequencer = in.readInt();
+      colors.add(new Color(id, readString(in), parent, sequencer));
+    }
+    int shardCount = count(in, frame, "shard");
+    List<Shard> shards = new ArrayList<>(shardCount);
+    for (int i = 0; i < shardCount; i++) {
+      int id = in.readInt();
+      int color = in.readInt();
+      int replicaCount = count(in, frame, "replica");
+      List<Integer> replicas = new ArrayList<>(replicaCount);
+      for (int r = 0; r < replicaCount; r++) {
+        replicas.add(in.readInt());
+      }
+      shards.add(new Shard(id, color, replicas));
+    }
+    return new Topology(version, nodes, colors, shards);
+  }
+
+  private static int count(ByteBuf in, String frame, String what) {
     int count = in.readInt();
     if (count < 0 || count > MAX_ITEMS) {
-      throw new ProtocolException("METADATA_RESPONSE: bad " + what + " count " + count);
+      throw new ProtocolException(frame + ": bad " + what + " count " + count);
     }
     return count;
   }

@@ -150,6 +150,51 @@ sealed interface WireMessage {
     }
   }
 
+  record CreateColor(long requestId, CreateColorDescriptor.Request request) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return CreateColorDescriptor.encodeRequest(alloc, requestId, request);
+    }
+  }
+
+  record CreateColorResponse(long requestId, CreateColorDescriptor.Response response)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return CreateColorDescriptor.encodeResponse(alloc, requestId, response);
+    }
+  }
+
+  record DescribeColors(long requestId, String name) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return DescribeColorsDescriptor.encodeRequest(alloc, requestId, name);
+    }
+  }
+
+  record DescribeColorsResponse(long requestId, DescribeColorsDescriptor.Response response)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return DescribeColorsDescriptor.encodeResponse(alloc, requestId, response);
+    }
+  }
+
+  record DescribeCluster(long requestId) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return DescribeClusterDescriptor.encodeRequest(alloc, requestId);
+    }
+  }
+
+  record DescribeClusterResponse(long requestId, DescribeClusterDescriptor.Response response)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return DescribeClusterDescriptor.encodeResponse(alloc, requestId, response);
+    }
+  }
+
   record Hello(int replicaId, List<Integer> shardIds) implements WireMessage {
     @Override
     public ByteBuf encode(ByteBufAllocator alloc) {
@@ -579,6 +624,17 @@ sealed interface WireMessage {
       case MessageType.TOKEN_SYNC_RESPONSE -> readTokenSyncResponse(frame);
       case MessageType.APPEND_BATCH -> readAppendBatch(frame);
       case MessageType.APPEND_BATCH_ACK -> readAppendBatchAck(frame);
+      case MessageType.CREATE_COLOR ->
+          new CreateColor(requestId, CreateColorDescriptor.decodeRequest(frame));
+      case MessageType.CREATE_COLOR_RESPONSE ->
+          new CreateColorResponse(requestId, CreateColorDescriptor.decodeResponse(frame));
+      case MessageType.DESCRIBE_COLORS ->
+          new DescribeColors(requestId, DescribeColorsDescriptor.decodeRequest(frame));
+      case MessageType.DESCRIBE_COLORS_RESPONSE ->
+          new DescribeColorsResponse(requestId, DescribeColorsDescriptor.decodeResponse(frame));
+      case MessageType.DESCRIBE_CLUSTER -> new DescribeCluster(requestId);
+      case MessageType.DESCRIBE_CLUSTER_RESPONSE ->
+          new DescribeClusterResponse(requestId, DescribeClusterDescriptor.decodeResponse(frame));
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  */
 final class WireMessageGenerator {
   /** How many message types {@link #message} chooses from: every frame type. */
-  static final int TYPES = 32;
+  static final int TYPES = 38;
 
   private static final byte[] READ_STATUSES = {
     ReadResponseDescriptor.FOUND,
@@ -130,8 +130,51 @@ final class WireMessageGenerator {
       case 31 ->
           new WireMessage.AppendBatchAck(
               e.anyLong(), e.anyLong(), e.anyInt(), e.anyInt(), list(0, 6, this::batchOutcome));
+      case 32 ->
+          new WireMessage.CreateColor(
+              e.anyLong(),
+              new CreateColorDescriptor.Request(
+                  name(), name(), e.anyInt(), e.anyInt(), e.anyInt()));
+      case 33 ->
+          new WireMessage.CreateColorResponse(
+              e.anyLong(),
+              new CreateColorDescriptor.Response(
+                  e.intBetween(0, 1) == 1, e.anyLong(), list(0, 4, e::anyInt), colorEntry()));
+      case 34 -> new WireMessage.DescribeColors(e.anyLong(), name());
+      case 35 ->
+          new WireMessage.DescribeColorsResponse(
+              e.anyLong(),
+              new DescribeColorsDescriptor.Response(e.anyLong(), list(0, 4, this::colorEntry)));
+      case 36 -> new WireMessage.DescribeCluster(e.anyLong());
+      case 37 ->
+          new WireMessage.DescribeClusterResponse(
+              e.anyLong(),
+              new DescribeClusterDescriptor.Response(
+                  topology(new Random(e.anyLong())),
+                  e.anyInt(),
+                  list(
+                      0,
+                      3,
+                      () ->
+                          new DescribeClusterDescriptor.AdminService(
+                              e.anyInt(), name(), e.intBetween(0, 65535)))));
       default -> throw new IllegalArgumentException("no message type " + type);
     };
+  }
+
+  /** Any string, non-ASCII characters included; the descriptors do not check names. */
+  private String name() {
+    char[] chars = new char[e.intBetween(0, 12)];
+    for (int i = 0; i < chars.length; i++) {
+      int pick = e.intBetween(0, 26 + MESSAGE_EXTRA_CHARS.length - 1);
+      chars[i] = pick < 26 ? (char) ('a' + pick) : MESSAGE_EXTRA_CHARS[pick - 26];
+    }
+    return new String(chars);
+  }
+
+  private ColorEntry colorEntry() {
+    return new ColorEntry(
+        e.anyInt(), name(), name(), e.anyInt(), e.anyInt(), list(0, 4, e::anyInt));
   }
 
   private WireMessage.BatchOutcome batchOutcome() {

@@ -1,11 +1,14 @@
 package io.flexlog.replica.node;
 
+import io.flexlog.core.protocol.AdminRelay;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.replica.replication.Connection;
 import io.flexlog.replica.replication.ReplicationEngine;
 import io.netty.buffer.ByteBuf;
+import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -21,13 +24,35 @@ import java.util.function.Consumer;
 public final class ReplicaAdapter {
   private final ReplicationEngine engine;
   private final Consumer<ByteBuf> atomicPeerFrames;
+  private final Executor loop;
+  private volatile AdminRelay admin = AdminRelay.NONE;
 
   /**
+   * A replica that refuses admin requests until {@link #adminRelay} is given; their answers are
+   * written on the calling thread.
+   *
    * @param atomicPeerFrames takes the peer frames that belong to atomic appends
    */
   public ReplicaAdapter(ReplicationEngine engine, Consumer<ByteBuf> atomicPeerFrames) {
+    this(engine, atomicPeerFrames, Runnable::run);
+  }
+
+  /**
+   * @param loop the engine's event loop, where relayed admin answers are written
+   */
+  public ReplicaAdapter(
+      ReplicationEngine engine, Consumer<ByteBuf> atomicPeerFrames, Executor loop) {
     this.engine = engine;
     this.atomicPeerFrames = atomicPeerFrames;
+    this.loop = loop;
+  }
+
+  /**
+   * Lets {@code relay} serve the admin requests (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER)
+   * that clients send to this node. Any thread.
+   */
+  public void adminRelay(AdminRelay relay) {
+    this.admin = Objects.requireNonNull(relay, "relay");
   }
 
   /** A frame from a client (or a peer asking TOKEN_SYNC) on an accepted connection. */
@@ -45,6 +70,15 @@ public final class ReplicaAdapter {
       case MessageType.TOKEN_SYNC -> engine.onTokenSync(connection, frame);
       case MessageType.SYNC_FETCH -> engine.onSyncFetch(connection, frame);
       case MessageType.STAGE, MessageType.COMMIT_GROUP -> engine.onAtomicFrame(connection, frame);
+      case MessageType.CREATE_COLOR, MessageType.DESCRIBE_COLORS, MessageType.DESCRIBE_CLUSTER ->
+          AdminRelay.serve(
+              admin,
+              frame,
+              loop,
+              answer -> {
+                connection.write(answer);
+                connection.flush();
+              });
       default -> engine.onUnsupportedFrame(connection, frame);
     }
   }

@@ -5,6 +5,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.ConnectionGuard;
 import io.flexlog.core.net.ConnectionLimits;
 import io.flexlog.core.net.Transport;
+import io.flexlog.core.protocol.AdminRelay;
 import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.replica.atomic.AtomicAppends;
 import io.flexlog.replica.atomic.AtomicConfig;
@@ -131,7 +132,7 @@ public final class ReplicaNode implements AutoCloseable {
             peers,
             config.atomic(),
             registry);
-    this.adapter = new ReplicaAdapter(engine, atomic::onPeerFrame);
+    this.adapter = new ReplicaAdapter(engine, atomic::onPeerFrame, loop);
     peers.deliverTo(adapter::onPeerFrame);
     engine.attachPeers(peers);
     engine.attachStaging(atomic);
@@ -240,6 +241,15 @@ public final class ReplicaNode implements AutoCloseable {
                 java.util.Arrays.toString(added));
           }
         });
+  }
+
+  /**
+   * Lets {@code relay} serve the admin requests clients send to this node (docs/architecture.md,
+   * "Admin requests on the data plane"); until then they are refused ({@link AdminRelay#NONE}). Any
+   * thread, any time.
+   */
+  public void adminRelay(AdminRelay relay) {
+    adapter.adminRelay(relay);
   }
 
   /** The topology version this node serves; from any thread. */

@@ -2,6 +2,7 @@ package io.flexlog.sequencer.ordering;
 
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.protocol.AdminRelay;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
@@ -9,6 +10,7 @@ import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.TailDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.concurrent.Executor;
 
 /**
  * The inbound side of a sequencer node without sockets: dispatches the validated frames of one
@@ -23,11 +25,29 @@ public final class SequencerInbound {
   private final OrderingService service;
   private final ByteBufAllocator alloc;
   private final int maxRecordBytes;
+  private final AdminRelay admin;
+  private final Executor loop;
 
+  /** A node without the control plane: admin requests are refused ({@link AdminRelay#NONE}). */
   public SequencerInbound(OrderingService service, ByteBufAllocator alloc, int maxRecordBytes) {
+    this(service, alloc, maxRecordBytes, AdminRelay.NONE, Runnable::run);
+  }
+
+  /**
+   * @param admin serves the admin requests (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER)
+   * @param loop the node's event loop, where the relayed answers are written
+   */
+  public SequencerInbound(
+      OrderingService service,
+      ByteBufAllocator alloc,
+      int maxRecordBytes,
+      AdminRelay admin,
+      Executor loop) {
     this.service = service;
     this.alloc = alloc;
     this.maxRecordBytes = maxRecordBytes;
+    this.admin = admin;
+    this.loop = loop;
   }
 
   /** A peer connected; the returned link names the connection in the calls below. */
@@ -45,6 +65,18 @@ public final class SequencerInbound {
   public String onFrame(PeerLink link, ByteBuf frame) {
     byte type = FrameDescriptor.type(frame);
     long requestId = FrameDescriptor.requestId(frame);
+    if (MessageType.isAdminRequest(type)) {
+      Outbound out = link.out();
+      AdminRelay.serve(
+          admin,
+          frame,
+          loop,
+          answer -> {
+            out.write(answer);
+            out.flush();
+          });
+      return null;
+    }
     if (!accepts(type)) {
       return "a sequencer does not accept " + MessageType.name(type) + " frames";
     }

@@ -1,13 +1,12 @@
 package io.flexlog.server.cli;
 
-import io.flexlog.admin.v1.AddColorRequest;
-import io.flexlog.admin.v1.AddColorResponse;
-import io.flexlog.admin.v1.ColorInfo;
-import io.flexlog.admin.v1.ListColorsResponse;
+import io.flexlog.client.ColorDescription;
+import io.flexlog.client.CreateColorResult;
+import io.flexlog.client.NewColor;
 import io.flexlog.core.model.Color;
-import io.flexlog.server.control.AdminClient;
 import io.flexlog.server.control.ColorSpec;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,14 +18,21 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "colors",
     mixinStandardHelpOptions = true,
-    description = "Create and list colors through the cluster's admin service.",
-    subcommands = {ColorsCommand.Add.class, ColorsCommand.ListColors.class})
+    description = {
+      "Create, list and describe colors through the cluster's admin service.",
+      "Any node reached with --bootstrap relays the request to it; --admin calls it directly."
+    },
+    subcommands = {
+      ColorsCommand.Add.class,
+      ColorsCommand.ListColors.class,
+      ColorsCommand.Describe.class
+    })
 final class ColorsCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand: add or list");
+    throw new ParameterException(spec.commandLine(), "missing subcommand: add, list or describe");
   }
 
   @Command(
@@ -39,7 +45,7 @@ final class ColorsCommand implements Runnable {
       })
   static final class Add implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin AdminOptions admin;
+    @Mixin ColorsTarget target;
 
     @Option(
         names = "--name",
@@ -95,39 +101,34 @@ final class ColorsCommand implements Runnable {
                 + ", got "
                 + replication);
       }
-      AddColorRequest.Builder request =
-          AddColorRequest.newBuilder()
-              .setName(name)
-              .setParent(parent)
-              .setShards(shards)
-              .setReplicationFactor(replication);
+      NewColor color = NewColor.of(name, parent).shards(shards).replicationFactor(replication);
       if (sequencerNode != null) {
-        request.setSequencerNodeId(sequencerNode);
+        color = color.sequencerNode(sequencerNode);
       }
-      AddColorResponse response;
-      try (AdminClient client = admin.connect()) {
-        response = client.addColor(request.build());
+      CreateColorResult result;
+      try (ColorsTarget.Session session = target.open()) {
+        result = session.createColor(color);
       }
       PrintWriter out = spec.commandLine().getOut();
-      ColorInfo color = response.getColor();
+      ColorDescription created = result.color();
       out.printf(
           "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas,"
               + " topology version %d%n",
-          response.getCreated() ? "created" : "unchanged (already exists):",
-          color.getName(),
-          color.getId(),
-          color.getParent(),
-          color.getSequencerNodeId(),
-          color.getShardIdsList(),
-          color.getReplicationFactor(),
-          response.getTopologyVersion());
+          result.created() ? "created" : "unchanged (already exists):",
+          created.name(),
+          created.id(),
+          created.parent().orElse(""),
+          created.sequencerNodeId(),
+          created.shardIds(),
+          created.replicationFactor(),
+          result.topologyVersion());
       out.flush();
-      if (response.getUnacknowledgedNodeIdsCount() > 0) {
+      if (!result.unacknowledgedNodeIds().isEmpty()) {
         PrintWriter err = spec.commandLine().getErr();
         err.printf(
             "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
                 + " they reconnect%n",
-            response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
+            result.unacknowledgedNodeIds(), result.topologyVersion());
         err.flush();
       }
       return 0;
@@ -143,22 +144,58 @@ final class ColorsCommand implements Runnable {
       })
   static final class ListColors implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin AdminOptions admin;
+    @Mixin ColorsTarget target;
 
     @Override
     public Integer call() {
-      ListColorsResponse response;
-      try (AdminClient client = admin.connect()) {
-        response = client.listColors();
+      List<ColorDescription> colors;
+      try (ColorsTarget.Session session = target.open()) {
+        colors = session.listColors();
       }
       PrintWriter out = spec.commandLine().getOut();
-      for (ColorInfo color : response.getColorsList()) {
+      for (ColorDescription color : colors) {
         out.printf(
-            "%-20s %-20s %d%n",
-            color.getName(),
-            color.getParent().isEmpty() ? "-" : color.getParent(),
-            color.getShardIdsCount());
+            "%-20s %-20s %d%n", color.name(), color.parent().orElse("-"), color.shardIds().size());
       }
+      out.flush();
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "describe",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Print one color's settings.",
+        "One line: name, id, parent, sequencer node, shards and replicas per shard; exit 1 for"
+            + " an unknown color."
+      })
+  static final class Describe implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ColorsTarget target;
+
+    @Option(
+        names = "--name",
+        paramLabel = "NAME",
+        required = true,
+        description = "The color to describe.")
+    String name;
+
+    @Override
+    public Integer call() {
+      ColorDescription color;
+      try (ColorsTarget.Session session = target.open()) {
+        color = session.describeColor(name);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf(
+          "color=%s id=%d parent=%s sequencer-node=%d shards=%s replication=%d%n",
+          color.name(),
+          color.id(),
+          color.parent().orElse("-"),
+          color.sequencerNodeId(),
+          color.shardIds(),
+          color.replicationFactor());
       out.flush();
       return 0;
     }

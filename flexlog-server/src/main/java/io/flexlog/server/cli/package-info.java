@@ -13,8 +13,10 @@
  *   <li>Client commands: {@code append}, {@code read}, {@code tail} and {@code trim} open a {@link
  *       io.flexlog.client.FlexLog} from {@code --bootstrap} and {@code --timeout-ms} ({@code
  *       ClientOptions}); {@code tail} polls a {@link io.flexlog.client.RecordStream}. {@code colors
- *       add} and {@code colors list} call the admin service through {@link
- *       io.flexlog.server.control.AdminClient} ({@code AdminOptions}).
+ *       add}, {@code list} and {@code describe} go through {@link io.flexlog.client.FlexLogAdmin}
+ *       to the node given with {@code --bootstrap}, which relays them to the admin service, or with
+ *       {@code --admin} straight to it through {@link io.flexlog.server.control.AdminClient}
+ *       ({@code ColorsTarget}); {@code groups} uses {@code AdminOptions}.
  *   <li>Extensions: other modules add subcommands by implementing {@link
  *       io.flexlog.server.cli.CliExtension} and listing it in {@code META-INF/services}; the
  *       benchmarks' {@code bench} command comes in this way, so the server does not depend on

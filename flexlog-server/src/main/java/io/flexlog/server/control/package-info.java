@@ -13,7 +13,10 @@
  *   <li>{@link io.flexlog.server.control.AdminServer} serves {@link
  *       io.flexlog.server.control.AdminService}, the gRPC face of the controller, which converts
  *       messages and errors with {@code TopologyProtos} and {@code AdminErrors} (flexlog-core).
- *       {@link io.flexlog.server.control.AdminClient}: its blocking client ({@code colors}, tests).
+ *       {@link io.flexlog.server.control.AdminClient}: its blocking client ({@code colors --admin},
+ *       tests). {@link io.flexlog.server.control.AdminFrameRelay}: every node's relay of the admin
+ *       frames clients send on the data plane (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER) to
+ *       an admin service, over that client.
  *   <li>{@link io.flexlog.server.control.TopologyWatcher}: every other node's WatchTopology stream;
  *       it applies each newer version (the caller stores it, then updates its node) and
  *       acknowledges it with AckTopology. {@link io.flexlog.server.control.TopologyBootstrap} picks
@@ -28,7 +31,8 @@
  * the {@code colors} command. Threading: {@code ClusterController} is thread-safe; its monitor
  * serializes changes while gRPC executor threads call it concurrently. Each watcher applies
  * versions one at a time, in order, and reconnects on its {@code flexlog-topology-watcher-N} thread
- * after a backoff of 50 ms doubling to 1 s, asking only for newer versions.
+ * after a backoff of 50 ms doubling to 1 s, asking only for newer versions. The relay calls the
+ * service on its own {@code flexlog-admin-relay-N} threads, never on a node's event loop.
  *
  * <p>Failures: AddColor fails with {@code UnknownColorException} (unknown parent), {@code
  * ColorExistsException}, {@code NotEnoughNodesException} or {@code InvalidArgumentException}, sent

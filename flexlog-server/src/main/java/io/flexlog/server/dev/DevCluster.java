@@ -15,8 +15,10 @@ import io.flexlog.server.Nodes;
 import io.flexlog.server.config.ClusterFile;
 import io.flexlog.server.config.ClusterFileDef;
 import io.flexlog.server.config.NodeSettings;
+import io.flexlog.server.control.AdminFrameRelay;
 import io.flexlog.server.control.AdminServer;
 import io.flexlog.server.control.ClusterController;
+import io.flexlog.server.control.HostPort;
 import io.flexlog.server.control.MetadataStore;
 import io.flexlog.server.control.TopologyBootstrap;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,9 +34,10 @@ import java.util.TreeMap;
 
 /**
  * An embedded cluster in one process on 127.0.0.1, with data under {@code dataDir} ({@code
- * sequencer-N} and {@code replica-N} per node) and the admin gRPC service. Restarting on the same
- * directory keeps every record and every color added since (the root's cluster metadata lives in
- * {@code sequencer-0}). Two layouts, node {@code i} listening on {@code port + i}:
+ * sequencer-N} and {@code replica-N} per node) and the admin gRPC service, whose requests every
+ * node also relays from the data plane ({@link AdminFrameRelay}). Restarting on the same directory
+ * keeps every record and every color added since (the root's cluster metadata lives in {@code
+ * sequencer-0}). Two layouts, node {@code i} listening on {@code port + i}:
  *
  * <ul>
  *   <li>{@link Layout#FLAT}: sequencer node 0 hosts {@code global}; one shard of three replicas
@@ -163,6 +166,7 @@ public final class DevCluster implements AutoCloseable {
   private final List<DataDirectoryLock> nodeLocks = new ArrayList<>();
   private ClusterController controller;
   private AdminServer admin;
+  private AdminFrameRelay relay;
 
   private DevCluster(
       Layout layout,
@@ -289,6 +293,14 @@ public final class DevCluster implements AutoCloseable {
       controller.addLocalNode(replica.nodeId(), replica::updateTopology);
     }
     admin = AdminServer.start(HOST, options.adminPort(), controller);
+    // Every node relays the admin requests clients send it on the data plane to the service.
+    relay =
+        new AdminFrameRelay(
+            List.of(new AdminFrameRelay.Target(ROOT_NODE, new HostPort(HOST, admin.port()))),
+            maxRecordBytes,
+            AdminFrameRelay.DEFAULT_TIMEOUT);
+    sequencers.forEach(s -> s.adminRelay(relay));
+    replicas.forEach(r -> r.adminRelay(relay));
     awaitConnected(Duration.ofSeconds(10));
   }
 
@@ -420,6 +432,9 @@ public final class DevCluster implements AutoCloseable {
   }
 
   private void closeNodes() {
+    if (relay != null) {
+      relay.close();
+    }
     if (admin != null) {
       admin.close();
     }

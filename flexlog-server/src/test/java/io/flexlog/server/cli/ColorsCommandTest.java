@@ -20,7 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code flexlog colors add|list} against an embedded cluster's admin service. */
+/**
+ * {@code flexlog colors add|list|describe} against an embedded cluster: through any node with
+ * {@code --bootstrap} (the node relays to the admin service) and straight to the admin service with
+ * {@code --admin}.
+ */
 class ColorsCommandTest {
   @TempDir static Path data;
   private static DevCluster cluster;
@@ -65,6 +69,55 @@ class ColorsCommandTest {
     withAdmin[args.length] = "--admin";
     withAdmin[args.length + 1] = cluster.adminAddress();
     return run(withAdmin);
+  }
+
+  private static Run bootstrap(String... args) {
+    String[] withBootstrap = Arrays.copyOf(args, args.length + 2);
+    withBootstrap[args.length] = "--bootstrap";
+    withBootstrap[args.length + 1] = cluster.bootstrap();
+    return run(withBootstrap);
+  }
+
+  @Test
+  void shouldAddListAndDescribeThroughAnyNodeWithBootstrap() {
+    Run added =
+        bootstrap("colors", "add", "--name", "boot-a", "--parent", "global", "--shards", "2");
+    Run list = bootstrap("colors", "list");
+    Run described = bootstrap("colors", "describe", "--name", "boot-a");
+    Run viaAdmin = admin("colors", "describe", "--name", "boot-a");
+    Run unknown = bootstrap("colors", "describe", "--name", "nope");
+    Run conflict =
+        bootstrap("colors", "add", "--name", "boot-a", "--parent", "global", "--shards", "3");
+
+    assertThat(added.exitCode()).as(added.err()).isZero();
+    assertThat(added.out()).startsWith("created color 'boot-a'").contains("x 3 replicas");
+    assertThat(list.exitCode()).as(list.err()).isZero();
+    assertThat(list.lines()).contains("global - 1", "boot-a global 2");
+    assertThat(described.exitCode()).as(described.err()).isZero();
+    assertThat(described.out())
+        .startsWith("color=boot-a id=")
+        .contains("parent=global sequencer-node=0 shards=[")
+        .contains("replication=3");
+    assertThat(viaAdmin.out()).isEqualTo(described.out());
+    assertThat(unknown.exitCode()).isEqualTo(1);
+    assertThat(unknown.err()).contains("unknown color 'nope'");
+    assertThat(conflict.exitCode()).isEqualTo(1);
+    assertThat(conflict.err()).contains("color 'boot-a' already exists");
+  }
+
+  @Test
+  void shouldRefuseBootstrapAndAdminTogetherAndNameUnreachableBootstrapServers() {
+    Run both = run("colors", "list", "--bootstrap", cluster.bootstrap(), "--admin", "127.0.0.1:1");
+    int closedPort = FreePorts.consecutive(1);
+    Run unreachable =
+        run("colors", "list", "--bootstrap", "127.0.0.1:" + closedPort, "--timeout-ms", "2000");
+
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("give --bootstrap or --admin, not both");
+    assertThat(unreachable.exitCode()).isEqualTo(1);
+    assertThat(unreachable.err())
+        .contains("no bootstrap server answered")
+        .contains("127.0.0.1:" + closedPort);
   }
 
   @Test

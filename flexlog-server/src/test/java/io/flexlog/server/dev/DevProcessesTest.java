@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.ColorInfo;
+import io.flexlog.client.ClusterDescription;
 import io.flexlog.client.FlexLog;
+import io.flexlog.client.FlexLogAdmin;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
+import io.flexlog.client.NewColor;
 import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
@@ -55,6 +58,15 @@ class DevProcessesTest {
             .contains("orders");
       }
       assertThat(log.append("orders", bytes("first"))).isPositive();
+      // A replica node (not in the quorum) relays FlexLogAdmin's requests to a live admin service.
+      try (FlexLogAdmin admin = FlexLogAdmin.create(cluster.nodeAddress(3))) {
+        assertThat(admin.createColor(NewColor.of("relayed", "orders")).created()).isTrue();
+        assertThat(admin.describeColor("orders").parent()).contains("global");
+        assertThat(admin.describeCluster().adminServices())
+            .extracting(ClusterDescription.AdminService::nodeId)
+            .containsExactly(0, 1, 2);
+      }
+      assertThat(log.append("relayed", bytes("first"))).isPositive();
 
       cluster.restart(1);
       written.putAll(append(log, "restarted", 5));

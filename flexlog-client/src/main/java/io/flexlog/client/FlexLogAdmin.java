@@ -1,0 +1,206 @@
+package io.flexlog.client;
+
+import io.flexlog.client.internals.AdminCalls;
+import io.flexlog.core.error.FlexLogException;
+import io.flexlog.core.protocol.ColorEntry;
+import io.flexlog.core.protocol.CreateColorDescriptor;
+import io.flexlog.core.protocol.DescribeClusterDescriptor;
+import io.flexlog.core.protocol.DescribeColorsDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Administers a FlexLog cluster from Java, like Kafka's {@code Admin}: create, describe and list
+ * colors, describe the cluster's nodes and shards. It needs only the bootstrap servers: every node
+ * relays these requests to the cluster's admin service (docs/architecture.md, "Admin requests on
+ * the data plane"), so the client jar stays free of gRPC.
+ *
+ * <pre>{@code
+ * try (FlexLogAdmin admin = FlexLogAdmin.create("127.0.0.1:7070")) {
+ *   CreateColorResult orders = admin.createColor(NewColor.of("orders", "global").shards(2));
+ *   for (ColorDescription color : admin.listColors()) {
+ *     System.out.println(color.name() + " " + color.shardIds());
+ *   }
+ *   ClusterDescription cluster = admin.describeCluster();
+ * }
+ * }</pre>
+ *
+ * <p>Each call goes to the first bootstrap server that can be reached (the next one when a server
+ * is down or drops the connection) and fails after {@code delivery.timeout.ms} with {@code
+ * FlexLogTimeoutException}. Errors are typed ({@code io.flexlog.core.error}): {@code
+ * InvalidArgumentException} (a bad name, shard count or replication factor), {@code
+ * UnknownColorException} (an unknown parent, or describing a color that does not exist), {@code
+ * ColorExistsException} (the name exists with other settings), {@code NotEnoughNodesException}
+ * (fewer replica nodes than the replication factor), {@code MetadataUnavailableException} (the
+ * metadata quorum has no leader, or no admin service answered; retry), {@code UnreachableException}
+ * (no bootstrap server could be reached).
+ *
+ * <p>Thread-safe. The blocking methods wait for their {@code *Async} twin; the futures complete on
+ * the admin client's own event loop ({@code flexlog-admin}), so their callbacks must not block.
+ */
+public final class FlexLogAdmin implements AutoCloseable {
+  private final AdminCalls calls;
+
+  private FlexLogAdmin(FlexLogConfig config) {
+    this.calls = new AdminCalls(config);
+  }
+
+  /** An admin client of the cluster behind a comma-separated list of {@code host:port}. */
+  public static FlexLogAdmin create(String bootstrapServers) {
+    return create(FlexLogConfig.builder().bootstrapServers(bootstrapServers).build());
+  }
+
+  /**
+   * An admin client with the given settings: {@code bootstrap.servers}, {@code connect.timeout.ms}
+   * (each connection attempt) and {@code delivery.timeout.ms} (each call). It connects on each
+   * call, not here.
+   */
+  public static FlexLogAdmin create(FlexLogConfig config) {
+    return new FlexLogAdmin(config);
+  }
+
+  /**
+   * An admin client of the cluster {@code log} is connected to, with its settings. The two are
+   * independent: closing one leaves the other open.
+   */
+  public static FlexLogAdmin create(FlexLog log) {
+    return create(log.config());
+  }
+
+  /**
+   * Creates a color under an existing parent, with its ordering role and shards, and waits until
+   * the cluster's nodes have applied it (or the service's apply timeout passed: see {@link
+   * CreateColorResult#unacknowledgedNodeIds}). Idempotent by name: the same settings again succeed
+   * with {@code created() == false}.
+   *
+   * @throws io.flexlog.core.error.InvalidArgumentException naming a bad name, shard count,
+   *     replication factor or sequencer node
+   * @throws io.flexlog.core.error.UnknownColorException when the parent does not exist
+   * @throws io.flexlog.core.error.ColorExistsException when the name exists with other settings
+   * @throws io.flexlog.core.error.NotEnoughNodesException when the cluster has fewer replica nodes
+   *     than the replication factor
+   * @throws io.flexlog.core.error.MetadataUnavailableException when the metadata quorum has no
+   *     leader or no admin service answered; the color may still appear: retrying is safe
+   */
+  public CreateColorResult createColor(NewColor color) {
+    return await(createColorAsync(color));
+  }
+
+  /** {@link #createColor} without waiting. */
+  public CompletableFuture<CreateColorResult> createColorAsync(NewColor color) {
+    CreateColorDescriptor.Request request =
+        new CreateColorDescriptor.Request(
+            color.name(),
+            color.parent(),
+            color.shards(),
+            color.replicationFactor(),
+            color.sequencerNodeId().orElse(CreateColorDescriptor.PARENTS_SEQUENCER));
+    return calls.call(
+        MessageType.CREATE_COLOR,
+        (alloc, id) -> CreateColorDescriptor.encodeRequest(alloc, id, request),
+        MessageType.CREATE_COLOR_RESPONSE,
+        frame -> {
+          CreateColorDescriptor.Response r = CreateColorDescriptor.decodeResponse(frame);
+          return new CreateColorResult(
+              description(r.color()), r.created(), r.topologyVersion(), r.unacknowledgedNodeIds());
+        });
+  }
+
+  /** Every color of the cluster, in id order. */
+  public List<ColorDescription> listColors() {
+    return await(listColorsAsync());
+  }
+
+  /** {@link #listColors} without waiting. */
+  public CompletableFuture<List<ColorDescription>> listColorsAsync() {
+    return describeColors("")
+        .thenApply(r -> r.colors().stream().map(FlexLogAdmin::description).toList());
+  }
+
+  /**
+   * One color.
+   *
+   * @throws io.flexlog.core.error.UnknownColorException when the cluster has no color of that name
+   */
+  public ColorDescription describeColor(String name) {
+    return await(describeColorAsync(name));
+  }
+
+  /** {@link #describeColor} without waiting. */
+  public CompletableFuture<ColorDescription> describeColorAsync(String name) {
+    if (name == null || name.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new io.flexlog.core.error.InvalidArgumentException(
+              "describeColor needs a color name, got '" + name + "'"));
+    }
+    return describeColors(name).thenApply(r -> description(r.colors().get(0)));
+  }
+
+  private CompletableFuture<DescribeColorsDescriptor.Response> describeColors(String name) {
+    return calls.call(
+        MessageType.DESCRIBE_COLORS,
+        (alloc, id) -> DescribeColorsDescriptor.encodeRequest(alloc, id, name),
+        MessageType.DESCRIBE_COLORS_RESPONSE,
+        DescribeColorsDescriptor::decodeResponse);
+  }
+
+  /** The cluster's nodes, colors and shards, its record size limit and its admin services. */
+  public ClusterDescription describeCluster() {
+    return await(describeClusterAsync());
+  }
+
+  /** {@link #describeCluster} without waiting. */
+  public CompletableFuture<ClusterDescription> describeClusterAsync() {
+    return calls.call(
+        MessageType.DESCRIBE_CLUSTER,
+        DescribeClusterDescriptor::encodeRequest,
+        MessageType.DESCRIBE_CLUSTER_RESPONSE,
+        frame -> {
+          DescribeClusterDescriptor.Response r = DescribeClusterDescriptor.decodeResponse(frame);
+          return new ClusterDescription(
+              r.topology(),
+              r.maxRecordBytes(),
+              r.adminServices().stream()
+                  .map(s -> new ClusterDescription.AdminService(s.nodeId(), s.host(), s.port()))
+                  .toList());
+        });
+  }
+
+  private static ColorDescription description(ColorEntry entry) {
+    return new ColorDescription(
+        entry.id(),
+        entry.name(),
+        entry.parent().isEmpty() ? Optional.empty() : Optional.of(entry.parent()),
+        entry.sequencerNodeId(),
+        entry.replicationFactor(),
+        entry.shardIds());
+  }
+
+  /** Fails the calls still in flight and releases the event loop. */
+  @Override
+  public void close() {
+    calls.close();
+  }
+
+  private static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlexLogException("interrupted", e);
+    } catch (ExecutionException | CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof FlexLogException f) {
+        throw f;
+      }
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new FlexLogException(String.valueOf(cause), cause);
+    }
+  }
+}
