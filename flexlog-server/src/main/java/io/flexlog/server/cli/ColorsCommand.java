@@ -2,9 +2,12 @@ package io.flexlog.server.cli;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.ColorInfo;
 import io.flexlog.admin.v1.ListColorsResponse;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 import io.flexlog.server.control.AdminClient;
 import io.flexlog.server.control.ColorSpec;
 import java.io.PrintWriter;
@@ -19,14 +22,18 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "colors",
     mixinStandardHelpOptions = true,
-    description = "Create and list colors through the cluster's admin service.",
-    subcommands = {ColorsCommand.Add.class, ColorsCommand.ListColors.class})
+    description = "Create, alter and list colors through the cluster's admin service.",
+    subcommands = {
+      ColorsCommand.Add.class,
+      ColorsCommand.Alter.class,
+      ColorsCommand.ListColors.class
+    })
 final class ColorsCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand: add or list");
+    throw new ParameterException(spec.commandLine(), "missing subcommand: add, alter or list");
   }
 
   @Command(
@@ -75,6 +82,22 @@ final class ColorsCommand implements Runnable {
         description = "The sequencer node to host the color's role (default: the parent's).")
     Integer sequencerNode;
 
+    @Option(
+        names = "--retention-ms",
+        paramLabel = "MS",
+        description =
+            "Trim records older than MS milliseconds; -1 keeps them (default: -1, keep"
+                + " everything).")
+    Long retentionMs;
+
+    @Option(
+        names = "--retention-bytes",
+        paramLabel = "BYTES",
+        description =
+            "Keep at most about BYTES payload bytes of the color per shard, trimming the oldest;"
+                + " -1 for no limit (default: -1).")
+    Long retentionBytes;
+
     @Override
     public Integer call() {
       try {
@@ -104,6 +127,14 @@ final class ColorsCommand implements Runnable {
       if (sequencerNode != null) {
         request.setSequencerNodeId(sequencerNode);
       }
+      checkRetention(spec, "--retention-ms", retentionMs);
+      checkRetention(spec, "--retention-bytes", retentionBytes);
+      if (retentionMs != null) {
+        request.setRetentionMs(retentionMs);
+      }
+      if (retentionBytes != null) {
+        request.setRetentionBytes(retentionBytes);
+      }
       AddColorResponse response;
       try (AdminClient client = admin.connect()) {
         response = client.addColor(request.build());
@@ -112,7 +143,7 @@ final class ColorsCommand implements Runnable {
       ColorInfo color = response.getColor();
       out.printf(
           "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas,"
-              + " topology version %d%n",
+              + " %s, topology version %d%n",
           response.getCreated() ? "created" : "unchanged (already exists):",
           color.getName(),
           color.getId(),
@@ -120,6 +151,7 @@ final class ColorsCommand implements Runnable {
           color.getSequencerNodeId(),
           color.getShardIdsList(),
           color.getReplicationFactor(),
+          retention(color),
           response.getTopologyVersion());
       out.flush();
       if (response.getUnacknowledgedNodeIdsCount() > 0) {
@@ -135,11 +167,98 @@ final class ColorsCommand implements Runnable {
   }
 
   @Command(
+      name = "alter",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Change a color's retention.",
+        "Options left out keep their value. The replicas apply the new retention within a few"
+            + " seconds (docs/architecture.md#retention)."
+      })
+  static final class Alter implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin AdminOptions admin;
+
+    @Option(
+        names = "--name",
+        paramLabel = "NAME",
+        required = true,
+        description = "The color to change.")
+    String name;
+
+    @Option(
+        names = "--retention-ms",
+        paramLabel = "MS",
+        description = "Trim records older than MS milliseconds; -1 keeps them.")
+    Long retentionMs;
+
+    @Option(
+        names = "--retention-bytes",
+        paramLabel = "BYTES",
+        description =
+            "Keep at most about BYTES payload bytes of the color per shard; -1 for no limit.")
+    Long retentionBytes;
+
+    @Override
+    public Integer call() {
+      if (retentionMs == null && retentionBytes == null) {
+        throw new ParameterException(
+            spec.commandLine(), "nothing to change: give --retention-ms or --retention-bytes");
+      }
+      checkRetention(spec, "--retention-ms", retentionMs);
+      checkRetention(spec, "--retention-bytes", retentionBytes);
+      AlterColorRequest.Builder request = AlterColorRequest.newBuilder().setName(name);
+      if (retentionMs != null) {
+        request.setRetentionMs(retentionMs);
+      }
+      if (retentionBytes != null) {
+        request.setRetentionBytes(retentionBytes);
+      }
+      AlterColorResponse response;
+      try (AdminClient client = admin.connect()) {
+        response = client.alterColor(request.build());
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf(
+          "%s color '%s': %s, topology version %d%n",
+          response.getChanged() ? "altered" : "unchanged (already so):",
+          response.getColor().getName(),
+          retention(response.getColor()),
+          response.getTopologyVersion());
+      out.flush();
+      if (response.getUnacknowledgedNodeIdsCount() > 0) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.printf(
+            "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
+                + " they reconnect%n",
+            response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
+        err.flush();
+      }
+      return 0;
+    }
+  }
+
+  private static void checkRetention(CommandSpec spec, String option, Long value) {
+    if (value != null && value != Retention.KEEP && value <= 0) {
+      throw new ParameterException(
+          spec.commandLine(), option + " must be -1 (keep everything) or > 0, got " + value);
+    }
+  }
+
+  /** {@code retention.ms=... retention.bytes=...}; -1 (or absent) keeps everything. */
+  static String retention(ColorInfo color) {
+    return new Retention(
+            color.hasRetentionMs() ? color.getRetentionMs() : Retention.KEEP,
+            color.hasRetentionBytes() ? color.getRetentionBytes() : Retention.KEEP)
+        .toString();
+  }
+
+  @Command(
       name = "list",
       mixinStandardHelpOptions = true,
       description = {
         "Print every color, one per line.",
-        "Each line: name, parent ('-' for the root), number of shards attached to it."
+        "Each line: name, parent ('-' for the root), number of shards attached to it, retention"
+            + " (-1: keep everything)."
       })
   static final class ListColors implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -154,10 +273,11 @@ final class ColorsCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       for (ColorInfo color : response.getColorsList()) {
         out.printf(
-            "%-20s %-20s %d%n",
+            "%-20s %-20s %d %s%n",
             color.getName(),
             color.getParent().isEmpty() ? "-" : color.getParent(),
-            color.getShardIdsCount());
+            color.getShardIdsCount(),
+            retention(color));
       }
       out.flush();
       return 0;

@@ -232,6 +232,57 @@ public final class ClusterController {
     return new AddColorResult(color, created, current, unacknowledged(current));
   }
 
+  /**
+   * Changes a color's retention (docs/architecture.md#retention) as a new topology version,
+   * distributed like AddColor's. Returns once every watching node applied it or the apply timeout
+   * passed; the same values again change nothing.
+   *
+   * @throws InvalidArgumentException for nothing to change or a value neither -1 nor > 0
+   * @throws UnknownColorException when the color does not exist
+   * @throws IOException when the new topology cannot be made durable (nothing changed then)
+   * @throws MetadataUnavailableException when the metadata quorum cannot commit it now
+   */
+  public AlterColorResult alterColor(ColorAlteration request) throws IOException {
+    ColorAlteration change = request.validated();
+    long deadlineNs = System.nanoTime() + applyTimeout.toNanos();
+    Color color;
+    Topology current;
+    synchronized (this) {
+      for (int attempt = 1; ; attempt++) {
+        current = topology;
+        Color existing = change.find(current);
+        color = change.applyTo(existing);
+        if (color.equals(existing)) {
+          return new AlterColorResult(color, false, current, unacknowledged(current));
+        }
+        Topology next = ColorAlteration.replace(current, color);
+        MetadataLog.Commit commit = log.commit(current, next);
+        if (commit.applied()) {
+          topology = next;
+          current = next;
+          LOG.info(
+              "color '{}' altered: {}, topology version {}",
+              color.name(),
+              color.retention(),
+              next.version());
+          publish(next, deadlineNs);
+          break;
+        }
+        onCommitted(commit.committed());
+        if (attempt >= MAX_COMMIT_ATTEMPTS) {
+          throw new MetadataUnavailableException(
+              "cannot alter color '"
+                  + change.name()
+                  + "': the cluster metadata changed "
+                  + attempt
+                  + " times meanwhile; retry");
+        }
+      }
+    }
+    awaitAcks(watchingNodes(null), current.version(), deadlineNs);
+    return new AlterColorResult(color, true, current, unacknowledged(current));
+  }
+
   private static Topology withColor(Topology topology, ColorSpec spec) {
     Color parent =
         topology
@@ -261,7 +312,8 @@ public final class ClusterController {
     int colorId = topology.colors().stream().mapToInt(Color::id).max().orElse(-1) + 1;
     int firstShardId = topology.shards().stream().mapToInt(Shard::id).max().orElse(-1) + 1;
     List<Color> colors = new ArrayList<>(topology.colors());
-    colors.add(new Color(colorId, spec.name(), parent.id(), sequencerId));
+    colors.add(
+        new Color(colorId, spec.name(), parent.id(), sequencerId, 0, spec.retentionOrDefault()));
     List<Shard> shards = new ArrayList<>(topology.shards());
     shards.addAll(
         Placement.place(
@@ -284,7 +336,9 @@ public final class ClusterController {
         own.stream().allMatch(s -> s.replicaNodeIds().size() == spec.replicationFactor());
     boolean sameSequencer =
         spec.sequencerNodeId() == null || spec.sequencerNodeId() == existing.sequencerId();
-    if (sameParent && sameShards && sameReplication && sameSequencer) {
+    boolean sameRetention =
+        spec.retention() == null || spec.retention().equals(existing.retention());
+    if (sameParent && sameShards && sameReplication && sameSequencer && sameRetention) {
       return;
     }
     throw new ColorExistsException(
@@ -307,7 +361,14 @@ public final class ClusterController {
             + " replica(s)"
             + (spec.sequencerNodeId() == null
                 ? ""
-                : ", on sequencer node " + spec.sequencerNodeId()));
+                : ", on sequencer node " + spec.sequencerNodeId())
+            + (sameRetention
+                ? ""
+                : "; it has "
+                    + existing.retention()
+                    + ", requested "
+                    + spec.retention()
+                    + " (change it with AlterColor: colors alter)"));
   }
 
   // Every sequencer node gets the version before any replica node does.
