@@ -20,6 +20,7 @@ import io.flexlog.core.error.NotEnoughNodesException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.error.UnreachableException;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;

@@ -5,6 +5,7 @@ import io.flexlog.admin.v1.NodeKind;
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import java.util.ArrayList;
@@ -12,7 +13,8 @@ import java.util.List;
 
 /**
  * Converts between the model ({@link Topology}) and its control-plane message ({@code
- * flexlog.admin.v1.Topology}), which is also the body of the durable cluster metadata file.
+ * flexlog.admin.v1.Topology}), which is also the body of the durable cluster metadata file. A color
+ * without retention fields (written before they existed) keeps everything.
  *
  * <p>Needs protobuf-java on the classpath (an optional dependency of flexlog-core): only the server
  * side loads this class, never the client jar.
@@ -35,13 +37,21 @@ public final class TopologyProtos {
               .setPort(node.port()));
     }
     for (Color color : topology.colors()) {
-      b.addColors(
+      io.flexlog.admin.v1.Color.Builder c =
           io.flexlog.admin.v1.Color.newBuilder()
               .setId(color.id())
               .setName(color.name())
               .setParentId(color.parentId())
               .setSequencerNodeId(color.sequencerId())
-              .setRoleEpoch(color.roleEpoch()));
+              .setRoleEpoch(color.roleEpoch());
+      // Only limits that are set: a color that keeps everything encodes as before retention.
+      if (color.retention().ms() != Retention.KEEP) {
+        c.setRetentionMs(color.retention().ms());
+      }
+      if (color.retention().bytes() != Retention.KEEP) {
+        c.setRetentionBytes(color.retention().bytes());
+      }
+      b.addColors(c);
     }
     for (Shard shard : topology.shards()) {
       b.addShards(
@@ -81,7 +91,10 @@ public final class TopologyProtos {
                 color.getName(),
                 color.getParentId(),
                 color.getSequencerNodeId(),
-                color.getRoleEpoch()));
+                color.getRoleEpoch(),
+                new Retention(
+                    color.hasRetentionMs() ? color.getRetentionMs() : Retention.KEEP,
+                    color.hasRetentionBytes() ? color.getRetentionBytes() : Retention.KEEP)));
       }
       List<Shard> shards = new ArrayList<>(message.getShardsCount());
       for (io.flexlog.admin.v1.Shard shard : message.getShardsList()) {
@@ -110,6 +123,9 @@ public final class TopologyProtos {
         replication = Math.max(replication, shard.replicaNodeIds().size());
       }
     }
-    return b.setReplicationFactor(replication).build();
+    return b.setReplicationFactor(replication)
+        .setRetentionMs(color.retention().ms())
+        .setRetentionBytes(color.retention().bytes())
+        .build();
   }
 }

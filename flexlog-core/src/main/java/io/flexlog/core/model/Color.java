@@ -14,8 +14,11 @@ import java.util.regex.Pattern;
  *     it can refuse order responses and watermarks of older epochs for the color. 0 when the role
  *     is not managed by the quorum: it issues SNs in its node's epoch (docs/architecture.md,
  *     "Sequencer failover")
+ * @param retention how long the color keeps its records (docs/architecture.md#retention); {@link
+ *     Retention#KEEP_ALL} unless configured
  */
-public record Color(int id, String name, int parentId, int sequencerId, int roleEpoch) {
+public record Color(
+    int id, String name, int parentId, int sequencerId, int roleEpoch, Retention retention) {
   public static final int GLOBAL_ID = 0;
   public static final String GLOBAL = "global";
   public static final int NO_PARENT = -1;
@@ -30,6 +33,14 @@ public record Color(int id, String name, int parentId, int sequencerId, int role
     if (roleEpoch < 0) {
       throw new IllegalArgumentException("role epoch must be >= 0: " + roleEpoch);
     }
+    if (retention == null) {
+      throw new IllegalArgumentException("color '" + name + "': retention must not be null");
+    }
+  }
+
+  /** A color that keeps all its records ({@link Retention#KEEP_ALL}). */
+  public Color(int id, String name, int parentId, int sequencerId, int roleEpoch) {
+    this(id, name, parentId, sequencerId, roleEpoch, Retention.KEEP_ALL);
   }
 
   /** A color whose role is not (yet) managed by the metadata quorum: role epoch 0. */
@@ -39,7 +50,12 @@ public record Color(int id, String name, int parentId, int sequencerId, int role
 
   /** This color with its role led by {@code sequencerId} in {@code roleEpoch}. */
   public Color withRole(int sequencerId, int roleEpoch) {
-    return new Color(id, name, parentId, sequencerId, roleEpoch);
+    return new Color(id, name, parentId, sequencerId, roleEpoch, retention);
+  }
+
+  /** This color with another retention. */
+  public Color withRetention(Retention retention) {
+    return new Color(id, name, parentId, sequencerId, roleEpoch, retention);
   }
 
   /** Throws {@link IllegalArgumentException} naming the problem when {@code name} is not legal. */

@@ -13,6 +13,7 @@ import io.flexlog.core.error.NotEnoughNodesException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.NodeAddress.Kind;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.grpc.Metadata;
@@ -46,6 +47,45 @@ class TopologyProtosTest {
     assertThat(
             TopologyProtos.fromProto(io.flexlog.admin.v1.Topology.parseFrom(message.toByteArray())))
         .isEqualTo(TREE);
+  }
+
+  @Test
+  void shouldCarryRetentionAndReadItsAbsenceAsKeepEverything() throws Exception {
+    Topology withRetention =
+        new Topology(
+            8,
+            List.copyOf(TREE.nodes().values()),
+            List.of(
+                new Color(0, "global", Color.NO_PARENT, 0),
+                new Color(1, "left", 0, 1, 0, new Retention(60_000, Retention.KEEP)),
+                new Color(5, "left.hot", 1, 1, 0, new Retention(Retention.KEEP, 1L << 30))),
+            TREE.shards());
+
+    io.flexlog.admin.v1.Topology message = TopologyProtos.toProto(withRetention);
+
+    assertThat(message.getColors(0).hasRetentionMs()).isFalse(); // encoded as before retention
+    assertThat(message.getColors(1).getRetentionMs()).isEqualTo(60_000);
+    assertThat(message.getColors(1).hasRetentionBytes()).isFalse();
+    assertThat(
+            TopologyProtos.fromProto(io.flexlog.admin.v1.Topology.parseFrom(message.toByteArray())))
+        .isEqualTo(withRetention);
+    assertThat(
+            TopologyProtos.fromProto(TopologyProtos.toProto(TREE))
+                .color("left")
+                .orElseThrow()
+                .retention())
+        .isEqualTo(Retention.KEEP_ALL);
+    ColorInfo info = TopologyProtos.colorInfo(withRetention, withRetention.color(5).orElseThrow());
+    assertThat(info.getRetentionMs()).isEqualTo(Retention.KEEP);
+    assertThat(info.getRetentionBytes()).isEqualTo(1L << 30);
+
+    io.flexlog.admin.v1.Topology negative =
+        message.toBuilder()
+            .setColors(1, message.getColors(1).toBuilder().setRetentionMs(-5))
+            .build();
+    assertThatThrownBy(() -> TopologyProtos.fromProto(negative))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("retention.ms must be -1 (keep everything) or > 0, got -5");
   }
 
   @Test

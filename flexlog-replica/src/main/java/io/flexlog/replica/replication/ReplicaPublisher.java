@@ -14,6 +14,7 @@ import io.flexlog.core.protocol.TailDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
+import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.flexlog.replica.storage.LogStorage;
 import io.netty.buffer.ByteBuf;
@@ -149,6 +150,13 @@ final class ReplicaPublisher {
     }
     c.write(response);
     replied(c);
+  }
+
+  /**
+   * TRIM of a retention decision to replica node {@code peer}; sent on the gateway's next flush.
+   */
+  void retentionTrim(PeerGateway peers, int peer, long requestId, int colorId, long sn) {
+    peers.send(peer, TrimDescriptor.encode(ByteBufAllocator.DEFAULT, requestId, colorId, sn));
   }
 
   /** TOKEN_SYNC to replica node {@code peer}; sent on the gateway's next flush. */

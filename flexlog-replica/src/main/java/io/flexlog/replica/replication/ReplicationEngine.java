@@ -49,6 +49,7 @@ public final class ReplicationEngine {
   private final AppendPath appends;
   private final ReadPath reads;
   private final Trims trims;
+  private final RetentionPolicy retention;
   private final SubscriptionService subscriptions;
   private final SyncPhase sync;
   private final TurnConductor turn;
@@ -86,6 +87,7 @@ public final class ReplicationEngine {
             registry);
     this.reads = new ReadPath(shards, storage, limits, runtime, publisher, colorMeters, registry);
     this.trims = new Trims(shards, storage, publisher, registry);
+    this.retention = new RetentionPolicy(shards, storage, trims, runtime, publisher, registry);
     this.subscriptions =
         new SubscriptionService(shards, storage, limits, runtime, publisher, requestTurn, registry);
     this.sync =
@@ -135,6 +137,7 @@ public final class ReplicationEngine {
    */
   public void attachPeers(PeerGateway peers) {
     sync.peers(peers);
+    retention.peers(peers);
   }
 
   /**
@@ -164,7 +167,9 @@ public final class ReplicationEngine {
    * @return the ids of the newly hosted shards, sorted
    */
   public int[] updateTopology(Topology next) {
-    return shards.updateTopology(next);
+    int[] added = shards.updateTopology(next);
+    retention.onTopology();
+    return added;
   }
 
   /** The shards this node hosts, sorted by id. */
@@ -296,15 +301,18 @@ public final class ReplicationEngine {
   }
 
   /**
-   * Starts the subscription heartbeat timer (see {@link SubscriptionService}). Call once, on the
-   * engine's loop, before serving; {@link #stopHeartbeats} ends it.
+   * Starts the subscription heartbeat timer (see {@link SubscriptionService}) and the retention
+   * timer ({@link RetentionPolicy}, while a color this node decides for has a retention). Call
+   * once, on the engine's loop, before serving; {@link #stopHeartbeats} ends both.
    */
   public void startHeartbeats() {
     subscriptions.startHeartbeats();
+    retention.start();
   }
 
   public void stopHeartbeats() {
     subscriptions.stopHeartbeats();
+    retention.stop();
   }
 
   /** A client connection can take writes again: resume its subscriptions. */

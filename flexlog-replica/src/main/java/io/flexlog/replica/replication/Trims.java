@@ -14,7 +14,10 @@ import org.slf4j.LoggerFactory;
  * with the new trim point and this replica's tail of the color. Refuses an unknown color, a color
  * with no shard on this node, and an SN beyond the tail: the largest SN of the color this replica
  * knows to be assigned, over its shards in the color's subtree (committed here, or covered by
- * {@code committedThrough}).
+ * {@code committedThrough}). A TRIM from the replica that decides a color's retention (its request
+ * id in {@link RetentionPolicy}'s range) is also refused beyond what this replica has committed on
+ * each of its shards of the subtree, so retention never removes a record a replica has not
+ * committed (docs/architecture.md#retention).
  *
  * <p>Threading: the replica's event loop.
  */
@@ -86,6 +89,22 @@ final class Trims {
       publisher.error(c, requestId, ErrorCode.INVALID_ARGUMENT, "trim SN must be >= 0, got " + sn);
       return;
     }
+    if (RetentionPolicy.isRetentionTrim(requestId) && sn > committedThrough(colorId)) {
+      publisher.error(
+          c,
+          requestId,
+          ErrorCode.INVALID_ARGUMENT,
+          "retention trim of color id "
+              + colorId
+              + " at SN "
+              + sn
+              + " is beyond what replica node "
+              + nodeId
+              + " has committed ("
+              + committedThrough(colorId)
+              + "); try again later");
+      return;
+    }
     if (sn > tail) {
       publisher.error(
           c,
@@ -114,5 +133,46 @@ final class Trims {
     }
     trims.increment();
     publisher.trimmed(c, requestId, colorId, storage.trimPoint(colorId), tail);
+  }
+
+  /**
+   * A trim decided here by {@link RetentionPolicy}: the same durable trim point as TRIM, applied
+   * only up to what this replica has committed on every shard of the color's subtree it hosts.
+   *
+   * @return true if the trim point is at {@code sn} or beyond afterwards
+   */
+  boolean applyRetention(int colorId, long sn) {
+    if (sn <= storage.trimPoint(colorId)) {
+      return true;
+    }
+    if (!shards.knowsColor(colorId) || sn > committedThrough(colorId)) {
+      return false;
+    }
+    try {
+      storage.trim(colorId, sn);
+    } catch (RuntimeException e) {
+      LOG.error(
+          "replica {} failed to trim color id {} at SN {} for retention",
+          shards.nodeId(),
+          colorId,
+          sn,
+          e);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * The largest SN through which every shard of the color's subtree hosted here has committed every
+   * SN assigned to it ({@code committedThrough}); {@link Long#MAX_VALUE} when none is hosted.
+   */
+  private long committedThrough(int colorId) {
+    long through = Long.MAX_VALUE;
+    for (Shard shard : shards.hosted()) {
+      if (shards.topology().isInSubtree(shard.colorId(), colorId)) {
+        through = Math.min(through, shards.log(shard.id(), colorId).committedThrough());
+      }
+    }
+    return through;
   }
 }

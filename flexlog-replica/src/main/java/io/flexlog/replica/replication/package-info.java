@@ -25,10 +25,12 @@
  *       came first), acknowledged once durable; retries answered with the first SN.
  *   <li>{@code ReadPath}: READ answered FOUND, ABSENT, TRIMMED or RETRY, or held until a commit or
  *       watermark decides it or its hold time passes on the runtime's clock.
- *   <li>{@code Trims}: TRIM. {@code SubscriptionService}: SUBSCRIBE streams with credit, join marks
- *       and heartbeats. {@code SyncPhase} and {@code TokenSync}: what happens when a sequencer link
- *       comes up (ask the other replicas of the shard which pending tokens already have an SN,
- *       adopt those, request the rest) or breaks (its shards' logs turn blind).
+ *   <li>{@code Trims}: TRIM. {@code RetentionPolicy} (with {@code RetentionSamples}): the colors'
+ *       retention, decided by one replica per color and applied through the trim points
+ *       (docs/architecture.md#retention). {@code SubscriptionService}: SUBSCRIBE streams with
+ *       credit, join marks and heartbeats. {@code SyncPhase} and {@code TokenSync}: what happens
+ *       when a sequencer link comes up (ask the other replicas of the shard which pending tokens
+ *       already have an SN, adopt those, request the rest) or breaks (its shards' logs turn blind).
  *   <li>{@code ReplicaPublisher} encodes every frame the state machines send, from primitive
  *       arguments, and remembers the connections written to. {@code TurnConductor} ends each turn:
  *       flush the log, tell the atomic component ({@link

@@ -1,12 +1,14 @@
 package io.flexlog.server.cli;
 
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.client.ColorDescription;
 import io.flexlog.client.CreateColorResult;
 import io.flexlog.client.NewColor;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 import io.flexlog.server.control.ColorSpec;
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,11 +21,12 @@ import picocli.CommandLine.Spec;
     name = "colors",
     mixinStandardHelpOptions = true,
     description = {
-      "Create, list and describe colors through the cluster's admin service.",
+      "Create, alter, list and describe colors through the cluster's admin service.",
       "Any node reached with --bootstrap relays the request to it; --admin calls it directly."
     },
     subcommands = {
       ColorsCommand.Add.class,
+      ColorsCommand.Alter.class,
       ColorsCommand.ListColors.class,
       ColorsCommand.Describe.class
     })
@@ -32,7 +35,8 @@ final class ColorsCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand: add, list or describe");
+    throw new ParameterException(
+        spec.commandLine(), "missing subcommand: add, alter, list or describe");
   }
 
   @Command(
@@ -81,6 +85,22 @@ final class ColorsCommand implements Runnable {
         description = "The sequencer node to host the color's role (default: the parent's).")
     Integer sequencerNode;
 
+    @Option(
+        names = "--retention-ms",
+        paramLabel = "MS",
+        description =
+            "Trim records older than MS milliseconds; -1 keeps them (default: -1, keep"
+                + " everything). Needs --admin.")
+    Long retentionMs;
+
+    @Option(
+        names = "--retention-bytes",
+        paramLabel = "BYTES",
+        description =
+            "Keep at most about BYTES payload bytes of the color per shard, trimming the oldest;"
+                + " -1 for no limit (default: -1). Needs --admin.")
+    Long retentionBytes;
+
     @Override
     public Integer call() {
       try {
@@ -105,14 +125,22 @@ final class ColorsCommand implements Runnable {
       if (sequencerNode != null) {
         color = color.sequencerNode(sequencerNode);
       }
+      checkRetention(spec, "--retention-ms", retentionMs);
+      checkRetention(spec, "--retention-bytes", retentionBytes);
+      Retention retention =
+          new Retention(
+              retentionMs == null ? Retention.KEEP : retentionMs,
+              retentionBytes == null ? Retention.KEEP : retentionBytes);
       CreateColorResult result;
+      String retentionText;
       try (ColorsTarget.Session session = target.open()) {
-        result = session.createColor(color);
+        result = session.createColor(color, retention);
+        retentionText = session.retention(result.color().name()).map(r -> " " + r + ",").orElse("");
       }
       PrintWriter out = spec.commandLine().getOut();
       ColorDescription created = result.color();
       out.printf(
-          "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas,"
+          "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas,%s"
               + " topology version %d%n",
           result.created() ? "created" : "unchanged (already exists):",
           created.name(),
@@ -121,6 +149,7 @@ final class ColorsCommand implements Runnable {
           created.sequencerNodeId(),
           created.shardIds(),
           created.replicationFactor(),
+          retentionText,
           result.topologyVersion());
       out.flush();
       if (!result.unacknowledgedNodeIds().isEmpty()) {
@@ -136,11 +165,90 @@ final class ColorsCommand implements Runnable {
   }
 
   @Command(
+      name = "alter",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Change a color's retention (through the admin service: give --admin).",
+        "Options left out keep their value. The replicas apply the new retention within a few"
+            + " seconds (docs/architecture.md#retention)."
+      })
+  static final class Alter implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ColorsTarget target;
+
+    @Option(
+        names = "--name",
+        paramLabel = "NAME",
+        required = true,
+        description = "The color to change.")
+    String name;
+
+    @Option(
+        names = "--retention-ms",
+        paramLabel = "MS",
+        description = "Trim records older than MS milliseconds; -1 keeps them.")
+    Long retentionMs;
+
+    @Option(
+        names = "--retention-bytes",
+        paramLabel = "BYTES",
+        description =
+            "Keep at most about BYTES payload bytes of the color per shard; -1 for no limit.")
+    Long retentionBytes;
+
+    @Override
+    public Integer call() {
+      if (retentionMs == null && retentionBytes == null) {
+        throw new ParameterException(
+            spec.commandLine(), "nothing to change: give --retention-ms or --retention-bytes");
+      }
+      checkRetention(spec, "--retention-ms", retentionMs);
+      checkRetention(spec, "--retention-bytes", retentionBytes);
+      AlterColorRequest.Builder request = AlterColorRequest.newBuilder().setName(name);
+      if (retentionMs != null) {
+        request.setRetentionMs(retentionMs);
+      }
+      if (retentionBytes != null) {
+        request.setRetentionBytes(retentionBytes);
+      }
+      AlterColorResponse response;
+      try (ColorsTarget.Session session = target.open()) {
+        response = session.alterColor(request.build());
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf(
+          "%s color '%s': %s, topology version %d%n",
+          response.getChanged() ? "altered" : "unchanged (already so):",
+          response.getColor().getName(),
+          ColorsTarget.retention(response.getColor()),
+          response.getTopologyVersion());
+      out.flush();
+      if (response.getUnacknowledgedNodeIdsCount() > 0) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.printf(
+            "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
+                + " they reconnect%n",
+            response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
+        err.flush();
+      }
+      return 0;
+    }
+  }
+
+  private static void checkRetention(CommandSpec spec, String option, Long value) {
+    if (value != null && value != Retention.KEEP && value <= 0) {
+      throw new ParameterException(
+          spec.commandLine(), option + " must be -1 (keep everything) or > 0, got " + value);
+    }
+  }
+
+  @Command(
       name = "list",
       mixinStandardHelpOptions = true,
       description = {
         "Print every color, one per line.",
-        "Each line: name, parent ('-' for the root), number of shards attached to it."
+        "Each line: name, parent ('-' for the root), number of shards attached to it, and with"
+            + " --admin its retention (-1: keep everything)."
       })
   static final class ListColors implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -148,14 +256,16 @@ final class ColorsCommand implements Runnable {
 
     @Override
     public Integer call() {
-      List<ColorDescription> colors;
-      try (ColorsTarget.Session session = target.open()) {
-        colors = session.listColors();
-      }
       PrintWriter out = spec.commandLine().getOut();
-      for (ColorDescription color : colors) {
-        out.printf(
-            "%-20s %-20s %d%n", color.name(), color.parent().orElse("-"), color.shardIds().size());
+      try (ColorsTarget.Session session = target.open()) {
+        for (ColorDescription color : session.listColors()) {
+          out.printf(
+              "%-20s %-20s %d%s%n",
+              color.name(),
+              color.parent().orElse("-"),
+              color.shardIds().size(),
+              session.retention(color.name()).map(r -> " " + r).orElse(""));
+        }
       }
       out.flush();
       return 0;

@@ -2,6 +2,8 @@ package io.flexlog.server.cli;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.ColorInfo;
 import io.flexlog.client.ColorDescription;
 import io.flexlog.client.CreateColorResult;
@@ -9,6 +11,7 @@ import io.flexlog.client.FlexLogAdmin;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.NewColor;
 import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Retention;
 import io.flexlog.server.control.AdminClient;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +25,11 @@ import picocli.CommandLine.Option;
  */
 final class ColorsTarget {
   static final String DEFAULT_BOOTSTRAP = "127.0.0.1:7070";
+
+  /** Retention is set only through the admin service so far (docs/operations.md#retention). */
+  static final String ADMIN_ONLY =
+      "retention is set through the admin service: give --admin HOST:PORT (the dev cluster's is"
+          + " 127.0.0.1:7090); a node reached with --bootstrap cannot relay it yet";
 
   @Option(
       names = "--bootstrap",
@@ -49,7 +57,19 @@ final class ColorsTarget {
 
   /** The operations the commands need, over either path. */
   interface Session extends AutoCloseable {
-    CreateColorResult createColor(NewColor color);
+    /**
+     * @throws IllegalArgumentException for a retention other than keep-all without --admin (the
+     *     data-plane relay does not carry retention yet)
+     */
+    CreateColorResult createColor(NewColor color, Retention retention);
+
+    /**
+     * @throws IllegalArgumentException without --admin (the data-plane relay has no AlterColor yet)
+     */
+    AlterColorResponse alterColor(AlterColorRequest request);
+
+    /** A color's retention, known only through --admin. */
+    Optional<Retention> retention(String colorName);
 
     List<ColorDescription> listColors();
 
@@ -83,8 +103,21 @@ final class ColorsTarget {
                 .build());
     return new Session() {
       @Override
-      public CreateColorResult createColor(NewColor color) {
+      public CreateColorResult createColor(NewColor color, Retention retention) {
+        if (!retention.keepsAll()) {
+          throw new IllegalArgumentException(ADMIN_ONLY);
+        }
         return client.createColor(color);
+      }
+
+      @Override
+      public AlterColorResponse alterColor(AlterColorRequest request) {
+        throw new IllegalArgumentException(ADMIN_ONLY);
+      }
+
+      @Override
+      public Optional<Retention> retention(String colorName) {
+        return Optional.empty();
       }
 
       @Override
@@ -107,7 +140,7 @@ final class ColorsTarget {
   /** The {@code --admin} path: the admin service's gRPC calls. */
   private record GrpcSession(AdminClient client) implements Session {
     @Override
-    public CreateColorResult createColor(NewColor color) {
+    public CreateColorResult createColor(NewColor color, Retention retention) {
       AddColorRequest.Builder request =
           AddColorRequest.newBuilder()
               .setName(color.name())
@@ -115,12 +148,31 @@ final class ColorsTarget {
               .setShards(color.shards())
               .setReplicationFactor(color.replicationFactor());
       color.sequencerNodeId().ifPresent(request::setSequencerNodeId);
+      if (retention.ms() != Retention.KEEP) {
+        request.setRetentionMs(retention.ms());
+      }
+      if (retention.bytes() != Retention.KEEP) {
+        request.setRetentionBytes(retention.bytes());
+      }
       AddColorResponse response = client.addColor(request.build());
       return new CreateColorResult(
           description(response.getColor()),
           response.getCreated(),
           response.getTopologyVersion(),
           response.getUnacknowledgedNodeIdsList());
+    }
+
+    @Override
+    public AlterColorResponse alterColor(AlterColorRequest request) {
+      return client.alterColor(request);
+    }
+
+    @Override
+    public Optional<Retention> retention(String colorName) {
+      return client.listColors().getColorsList().stream()
+          .filter(c -> c.getName().equals(colorName))
+          .findFirst()
+          .map(ColorsTarget::retentionOf);
     }
 
     @Override
@@ -150,5 +202,16 @@ final class ColorsTarget {
           color.getReplicationFactor(),
           color.getShardIdsList());
     }
+  }
+
+  /** {@code retention.ms=... retention.bytes=...} of a color as the admin service reports it. */
+  static String retention(ColorInfo color) {
+    return retentionOf(color).toString();
+  }
+
+  private static Retention retentionOf(ColorInfo color) {
+    return new Retention(
+        color.hasRetentionMs() ? color.getRetentionMs() : Retention.KEEP,
+        color.hasRetentionBytes() ? color.getRetentionBytes() : Retention.KEEP);
   }
 }

@@ -32,7 +32,10 @@ final class DevCommand implements Callable<Integer> {
       names = "--data",
       paramLabel = "DIR",
       defaultValue = "flexlog-data",
-      description = "Data directory (default: ${DEFAULT-VALUE}).")
+      description =
+          "Data directory (default: ${DEFAULT-VALUE}, under the current directory). The replicas'"
+              + " logs take 3 (6 with --tree) x --pm-bytes there at the first start; dev prints"
+              + " the path and its size.")
   Path data;
 
   @Option(
@@ -127,6 +130,7 @@ final class DevCommand implements Callable<Integer> {
                     System.out));
     Topology topology = cluster.topology();
     System.out.print(TopologyReport.describe(topology));
+    System.out.println(DataUsage.describe(data, cluster.replicas().size(), pm));
     System.out.println(
         "FlexLog dev cluster ready: bootstrap="
             + cluster.bootstrap()
@@ -178,6 +182,8 @@ final class DevCommand implements Callable<Integer> {
                 DurabilityMode.parse(durability),
                 DataSize.parse("--pm-bytes", pmBytes),
                 DataSize.parse("--cache-bytes", cacheBytes)));
+    System.out.println(
+        DataUsage.describe(data, DevProcesses.REPLICAS, DataSize.parse("--pm-bytes", pmBytes)));
     for (int id = 0; id < DevProcesses.NODES; id++) {
       System.out.println(
           "node "

@@ -2,6 +2,8 @@ package io.flexlog.server.control;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.FlexLogAdminGrpc;
 import io.flexlog.admin.v1.GetTopologyRequest;
 import io.flexlog.admin.v1.ListColorsRequest;
@@ -61,6 +63,17 @@ public final class AdminClient implements AutoCloseable {
   public AddColorResponse addColor(AddColorRequest request) {
     try {
       return call().addColor(request);
+    } catch (StatusRuntimeException e) {
+      throw AdminErrors.fromStatus(e, target);
+    }
+  }
+
+  /**
+   * @throws FlexLogException typed by the service's error code
+   */
+  public AlterColorResponse alterColor(AlterColorRequest request) {
+    try {
+      return call().alterColor(request);
     } catch (StatusRuntimeException e) {
       throw AdminErrors.fromStatus(e, target);
     }

@@ -2,6 +2,8 @@ package io.flexlog.server.control;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.FlexLogAdminGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -32,6 +34,15 @@ final class AdminForwarder implements AutoCloseable {
     return FlexLogAdminGrpc.newBlockingStub(channel(leader))
         .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
         .addColor(request);
+  }
+
+  /**
+   * @throws io.grpc.StatusRuntimeException with the leader's status
+   */
+  AlterColorResponse alterColor(HostPort leader, AlterColorRequest request) {
+    return FlexLogAdminGrpc.newBlockingStub(channel(leader))
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .alterColor(request);
   }
 
   private ManagedChannel channel(HostPort target) {

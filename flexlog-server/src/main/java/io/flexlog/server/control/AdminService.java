@@ -4,6 +4,8 @@ import io.flexlog.admin.v1.AckTopologyRequest;
 import io.flexlog.admin.v1.AckTopologyResponse;
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.FlexLogAdminGrpc;
 import io.flexlog.admin.v1.GetTopologyRequest;
 import io.flexlog.admin.v1.ListColorsRequest;
@@ -14,6 +16,7 @@ import io.flexlog.core.admin.TopologyProtos;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Topology;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -22,14 +25,15 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC face of the {@link ClusterController} ({@code flexlog.admin.v1.FlexLogAdmin}): converts
  * messages and maps errors to a gRPC status carrying the FlexLog error code ({@link AdminErrors}).
- * On a follower of the metadata quorum ({@link AdminRoute}) AddColor is forwarded to the leader,
- * WatchTopology is refused with the leader's address in the trailer {@code
+ * On a follower of the metadata quorum ({@link AdminRoute}) AddColor and AlterColor are forwarded
+ * to the leader, WatchTopology is refused with the leader's address in the trailer {@code
  * flexlog-metadata-leader}, and reads are answered here through the quorum.
  *
  * <p>Threading: gRPC calls the methods on its executor threads, concurrently; the controller is
@@ -81,7 +85,14 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
                   request.getParent(),
                   request.getShards(),
                   request.getReplicationFactor(),
-                  request.hasSequencerNodeId() ? request.getSequencerNodeId() : null));
+                  request.hasSequencerNodeId() ? request.getSequencerNodeId() : null,
+                  request.hasRetentionMs() || request.hasRetentionBytes()
+                      ? ColorAlteration.retentionOf(
+                          request.getName(),
+                          Retention.KEEP_ALL,
+                          request.hasRetentionMs() ? request.getRetentionMs() : null,
+                          request.hasRetentionBytes() ? request.getRetentionBytes() : null)
+                      : null));
     } catch (FlexLogException e) {
       response.onError(AdminErrors.toStatus(e));
       return;
@@ -102,10 +113,57 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
     response.onCompleted();
   }
 
+  @Override
+  public void alterColor(AlterColorRequest request, StreamObserver<AlterColorResponse> response) {
+    Optional<HostPort> leader;
+    try {
+      leader = route.leaderAdmin();
+    } catch (FlexLogException e) {
+      response.onError(AdminErrors.toStatus(e));
+      return;
+    }
+    if (leader.isPresent()) {
+      forward(leader.get(), () -> forwarder.alterColor(leader.get(), request), response);
+      return;
+    }
+    AlterColorResult result;
+    try {
+      result =
+          controller.alterColor(
+              new ColorAlteration(
+                  request.getName(),
+                  request.hasRetentionMs() ? request.getRetentionMs() : null,
+                  request.hasRetentionBytes() ? request.getRetentionBytes() : null));
+    } catch (FlexLogException e) {
+      response.onError(AdminErrors.toStatus(e));
+      return;
+    } catch (IOException e) {
+      LOG.error(
+          "AlterColor '{}' failed: cannot persist the cluster metadata", request.getName(), e);
+      response.onError(
+          AdminErrors.toStatus(
+              new FlexLogException("cannot persist the cluster metadata: " + e.getMessage())));
+      return;
+    }
+    response.onNext(
+        AlterColorResponse.newBuilder()
+            .setColor(TopologyProtos.colorInfo(result.topology(), result.color()))
+            .setChanged(result.changed())
+            .setTopologyVersion(result.topology().version())
+            .addAllUnacknowledgedNodeIds(result.unacknowledgedNodeIds())
+            .build());
+    response.onCompleted();
+  }
+
   private void forward(
       HostPort leader, AddColorRequest request, StreamObserver<AddColorResponse> response) {
+    forward(leader, () -> forwarder.addColor(leader, request), response);
+  }
+
+  /** Sends a call on to the leader and passes its answer or its typed error back. */
+  private static <T> void forward(HostPort leader, Supplier<T> call, StreamObserver<T> response) {
     try {
-      response.onNext(forwarder.addColor(leader, request));
+      response.onNext(call.get());
       response.onCompleted();
     } catch (StatusRuntimeException e) {
       if (e.getTrailers() == null || e.getTrailers().get(AdminErrors.CODE_KEY) == null) {

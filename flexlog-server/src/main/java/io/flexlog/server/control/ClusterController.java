@@ -170,6 +170,15 @@ public final class ClusterController {
     acks.ack(nodeId, version);
   }
 
+  private static void sleepBeforeRetry() {
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MetadataUnavailableException("interrupted while waiting for the metadata quorum");
+    }
+  }
+
   /**
    * Creates a color, or returns the existing one when a color of that name has the same settings.
    * Returns once the new topology is durable and applied by every node that is watching, or when
@@ -202,12 +211,18 @@ public final class ClusterController {
         MetadataLog.Commit commit = log.commit(current, next);
         if (!commit.applied()) {
           if (commit.committed() == null) {
-            // The quorum was started but its first topology is not committed yet.
-            throw new MetadataUnavailableException(
-                "cannot create color '"
-                    + spec.name()
-                    + "' yet: the metadata quorum holds no topology (it is being bootstrapped);"
-                    + " retry");
+            // The quorum was started but its first topology is not committed yet (the node
+            // bootstraps it as it starts): wait for that, up to the apply timeout.
+            if (System.nanoTime() - deadlineNs > 0) {
+              throw new MetadataUnavailableException(
+                  "cannot create color '"
+                      + spec.name()
+                      + "' yet: the metadata quorum holds no topology (it is being"
+                      + " bootstrapped); retry");
+            }
+            sleepBeforeRetry();
+            attempt--;
+            continue;
           }
           // Another node committed first: take its version and place the color on it.
           onCommitted(commit.committed());
@@ -240,6 +255,70 @@ public final class ClusterController {
     return new AddColorResult(color, created, current, unacknowledged(current));
   }
 
+  /**
+   * Changes a color's retention (docs/architecture.md#retention) as a new topology version,
+   * distributed like AddColor's. Returns once every watching node applied it or the apply timeout
+   * passed; the same values again change nothing.
+   *
+   * @throws InvalidArgumentException for nothing to change or a value neither -1 nor > 0
+   * @throws UnknownColorException when the color does not exist
+   * @throws IOException when the new topology cannot be made durable (nothing changed then)
+   * @throws MetadataUnavailableException when the metadata quorum cannot commit it now
+   */
+  public AlterColorResult alterColor(ColorAlteration request) throws IOException {
+    ColorAlteration change = request.validated();
+    long deadlineNs = System.nanoTime() + applyTimeout.toNanos();
+    Color color;
+    Topology current;
+    synchronized (this) {
+      for (int attempt = 1; ; attempt++) {
+        current = topology;
+        Color existing = change.find(current);
+        color = change.applyTo(existing);
+        if (color.equals(existing)) {
+          return new AlterColorResult(color, false, current, unacknowledged(current));
+        }
+        Topology next = ColorAlteration.replace(current, color);
+        MetadataLog.Commit commit = log.commit(current, next);
+        if (commit.applied()) {
+          topology = next;
+          current = next;
+          LOG.info(
+              "color '{}' altered: {}, topology version {}",
+              color.name(),
+              color.retention(),
+              next.version());
+          publish(next, deadlineNs);
+          break;
+        }
+        if (commit.committed() == null) {
+          // The quorum's first topology is not committed yet: wait for it, as addColor does.
+          if (System.nanoTime() - deadlineNs > 0) {
+            throw new MetadataUnavailableException(
+                "cannot alter color '"
+                    + change.name()
+                    + "' yet: the metadata quorum holds no topology (it is being bootstrapped);"
+                    + " retry");
+          }
+          sleepBeforeRetry();
+          attempt--;
+          continue;
+        }
+        onCommitted(commit.committed());
+        if (attempt >= MAX_COMMIT_ATTEMPTS) {
+          throw new MetadataUnavailableException(
+              "cannot alter color '"
+                  + change.name()
+                  + "': the cluster metadata changed "
+                  + attempt
+                  + " times meanwhile; retry");
+        }
+      }
+    }
+    awaitAcks(watchingNodes(null), current.version(), deadlineNs);
+    return new AlterColorResult(color, true, current, unacknowledged(current));
+  }
+
   private static Topology withColor(Topology topology, ColorSpec spec) {
     Color parent =
         topology
@@ -269,7 +348,8 @@ public final class ClusterController {
     int colorId = topology.colors().stream().mapToInt(Color::id).max().orElse(-1) + 1;
     int firstShardId = topology.shards().stream().mapToInt(Shard::id).max().orElse(-1) + 1;
     List<Color> colors = new ArrayList<>(topology.colors());
-    colors.add(new Color(colorId, spec.name(), parent.id(), sequencerId));
+    colors.add(
+        new Color(colorId, spec.name(), parent.id(), sequencerId, 0, spec.retentionOrDefault()));
     List<Shard> shards = new ArrayList<>(topology.shards());
     shards.addAll(
         Placement.place(
@@ -292,7 +372,9 @@ public final class ClusterController {
         own.stream().allMatch(s -> s.replicaNodeIds().size() == spec.replicationFactor());
     boolean sameSequencer =
         spec.sequencerNodeId() == null || spec.sequencerNodeId() == existing.sequencerId();
-    if (sameParent && sameShards && sameReplication && sameSequencer) {
+    boolean sameRetention =
+        spec.retention() == null || spec.retention().equals(existing.retention());
+    if (sameParent && sameShards && sameReplication && sameSequencer && sameRetention) {
       return;
     }
     throw new ColorExistsException(
@@ -315,7 +397,14 @@ public final class ClusterController {
             + " replica(s)"
             + (spec.sequencerNodeId() == null
                 ? ""
-                : ", on sequencer node " + spec.sequencerNodeId()));
+                : ", on sequencer node " + spec.sequencerNodeId())
+            + (sameRetention
+                ? ""
+                : "; it has "
+                    + existing.retention()
+                    + ", requested "
+                    + spec.retention()
+                    + " (change it with AlterColor: colors alter)"));
   }
 
   // Every sequencer node gets the version before any replica node does.

@@ -2,6 +2,7 @@ package io.flexlog.server.control;
 
 import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 
 /**
  * What AddColor asks for (docs/architecture.md#addcolor-and-topology-distribution).
@@ -11,15 +12,33 @@ import io.flexlog.core.model.Color;
  * @param shards shards attached to the new color; 0 means {@value #DEFAULT_SHARDS}
  * @param replicationFactor replicas per shard; 0 means {@value #DEFAULT_REPLICATION_FACTOR}
  * @param sequencerNodeId the sequencer node to host the color's role, or null for the parent's
+ * @param retention the color's retention (docs/architecture.md#retention), or null when not given
+ *     (a new color then keeps everything, an existing one is not compared on it)
  */
 public record ColorSpec(
-    String name, String parent, int shards, int replicationFactor, Integer sequencerNodeId) {
+    String name,
+    String parent,
+    int shards,
+    int replicationFactor,
+    Integer sequencerNodeId,
+    Retention retention) {
   public static final int DEFAULT_SHARDS = 1;
   public static final int DEFAULT_REPLICATION_FACTOR = 3;
   public static final int MAX_SHARDS = 256;
 
   /** The client tracks acknowledgements of one append in an int bit mask. */
   public static final int MAX_REPLICATION_FACTOR = 16;
+
+  /** A spec that does not name a retention. */
+  public ColorSpec(
+      String name, String parent, int shards, int replicationFactor, Integer sequencerNodeId) {
+    this(name, parent, shards, replicationFactor, sequencerNodeId, null);
+  }
+
+  /** The retention a new color gets: the one asked for, or {@link Retention#KEEP_ALL}. */
+  public Retention retentionOrDefault() {
+    return retention == null ? Retention.KEEP_ALL : retention;
+  }
 
   /**
    * This spec with defaults filled in, checked.
@@ -53,6 +72,6 @@ public record ColorSpec(
               + "], got "
               + replicationFactor);
     }
-    return new ColorSpec(name, parent, s, r, sequencerNodeId);
+    return new ColorSpec(name, parent, s, r, sequencerNodeId, retention);
   }
 }

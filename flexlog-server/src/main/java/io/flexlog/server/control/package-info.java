@@ -1,6 +1,7 @@
 /**
- * The control plane: the cluster metadata, AddColor, and the distribution of every new topology
- * version to the nodes, over the admin gRPC service {@code flexlog.admin.v1.FlexLogAdmin}.
+ * The control plane: the cluster metadata, AddColor and AlterColor (a color's retention, {@link
+ * io.flexlog.server.control.ColorAlteration}), and the distribution of every new topology version
+ * to the nodes, over the admin gRPC service {@code flexlog.admin.v1.FlexLogAdmin}.
  *
  * <ul>
  *   <li>{@link io.flexlog.server.control.ClusterController} is the metadata authority, run by every

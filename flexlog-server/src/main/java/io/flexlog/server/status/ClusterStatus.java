@@ -2,6 +2,7 @@ package io.flexlog.server.status;
 
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
@@ -17,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The state of a cluster as {@code bin/flexlog status} shows it (docs/operations.md, "Status"):
  * every node of the topology, up or down (and why), with its role and, for sequencer nodes, their
- * epoch; every color with its head and tail and, per shard, each replica's tail and how far it lags
- * behind the color's tail. Gathered with one TAIL_REQUEST connection per node.
+ * epoch; every color with its head and tail, its retention and, per shard, each replica's tail and
+ * how far it lags behind the color's tail. Gathered with one TAIL_REQUEST connection per node; the
+ * retention comes from the admin service.
  *
  * @param topologyVersion the topology version the client fetched
  */
@@ -35,9 +37,17 @@ public record ClusterStatus(
   /**
    * @param head the first SN that is not trimmed, -1 if no replica answered
    * @param tail the last SN the color's role issued, -1 if its sequencer did not answer
+   * @param retention the color's retention (docs/architecture.md#retention), null when unknown (the
+   *     admin service did not answer)
    */
   public record ColorStatus(
-      String name, String parent, int sequencer, long head, long tail, List<ShardStatus> shards) {}
+      String name,
+      String parent,
+      int sequencer,
+      long head,
+      long tail,
+      Retention retention,
+      List<ShardStatus> shards) {}
 
   public record ShardStatus(int id, List<ReplicaStatus> replicas) {}
 
@@ -48,8 +58,19 @@ public record ClusterStatus(
    */
   public record ReplicaStatus(int node, long tail, long lag) {}
 
-  /** Asks every node of {@code topology}; each node gets {@code timeout}. */
+  /** Asks every node of {@code topology}; each node gets {@code timeout}. Retention unknown. */
   public static ClusterStatus gather(Topology topology, Duration timeout) {
+    return gather(topology, Map.of(), timeout);
+  }
+
+  /**
+   * Asks every node of {@code topology}; each node gets {@code timeout}.
+   *
+   * @param retention each color's retention by name, as the admin service has it (the data plane's
+   *     topology does not carry it); colors missing from it show none
+   */
+  public static ClusterStatus gather(
+      Topology topology, Map<String, Retention> retention, Duration timeout) {
     EventLoopGroup group = Transport.eventLoops("flexlog-status", 1);
     try {
       Map<Integer, NodeProbe.Result> results = new TreeMap<>();
@@ -58,7 +79,7 @@ public record ClusterStatus(
             node.id(),
             NodeProbe.probe(group, node.host(), node.port(), colorsAsked(topology, node), timeout));
       }
-      return assemble(topology, results);
+      return assemble(topology, retention, results);
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -79,7 +100,8 @@ public record ClusterStatus(
     return colors;
   }
 
-  static ClusterStatus assemble(Topology topology, Map<Integer, NodeProbe.Result> results) {
+  static ClusterStatus assemble(
+      Topology topology, Map<String, Retention> retention, Map<Integer, NodeProbe.Result> results) {
     List<NodeStatus> nodes = new ArrayList<>();
     for (NodeAddress node : topology.nodes().values()) {
       NodeProbe.Result result = results.get(node.id());
@@ -102,13 +124,13 @@ public record ClusterStatus(
     }
     List<ColorStatus> colors = new ArrayList<>();
     for (Color color : topology.colors()) {
-      colors.add(colorStatus(topology, color, results));
+      colors.add(colorStatus(topology, color, retention.get(color.name()), results));
     }
     return new ClusterStatus(topology.version(), nodes, colors);
   }
 
   private static ColorStatus colorStatus(
-      Topology topology, Color color, Map<Integer, NodeProbe.Result> results) {
+      Topology topology, Color color, Retention retention, Map<Integer, NodeProbe.Result> results) {
     NodeProbe.ColorAnswer role = answer(results, color.sequencerId(), color.id());
     long tail = role == null ? -1 : role.tail();
     long trimPoint = -1;
@@ -139,6 +161,7 @@ public record ClusterStatus(
         color.sequencerId(),
         trimPoint < 0 ? -1 : trimPoint + 1,
         tail,
+        retention,
         shards);
   }
 

@@ -36,6 +36,8 @@ public final class StatusFormat {
           .append(sn(color.head()))
           .append(" tail=")
           .append(sn(color.tail()))
+          .append(' ')
+          .append(color.retention() == null ? "retention=?" : color.retention().toString())
           .append('\n');
       for (ShardStatus shard : color.shards()) {
         out.append("    shard ").append(shard.id()).append(':');
@@ -85,6 +87,10 @@ public final class StatusFormat {
       json.append(",\"sequencer\":").append(color.sequencer());
       json.append(",\"head\":").append(color.head() < 0 ? "null" : color.head());
       json.append(",\"tail\":").append(color.tail() < 0 ? "null" : color.tail());
+      json.append(",\"retention_ms\":")
+          .append(color.retention() == null ? "null" : color.retention().ms());
+      json.append(",\"retention_bytes\":")
+          .append(color.retention() == null ? "null" : color.retention().bytes());
       json.append(",\"shards\":[");
       String shardComma = "";
       for (ShardStatus shard : color.shards()) {

@@ -11,7 +11,7 @@ import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.Frames;
 import io.flexlog.core.protocol.MessageType;
-import io.flexlog.server.FreePorts;
+import io.flexlog.core.testing.FreePorts;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.file.Path;

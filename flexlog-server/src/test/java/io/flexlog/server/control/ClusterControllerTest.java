@@ -8,6 +8,7 @@ import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.NotEnoughNodesException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.util.DurableFiles;
@@ -290,5 +291,73 @@ class ClusterControllerTest {
     controller.addColor(new ColorSpec("b", "global", 1, 3, null));
 
     assertThat(delivered).containsExactly(2L);
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  @Test
+  void shouldCreateWithRetentionAlterItAndKeepItInTheStoreAcrossARestart() throws Exception {
+    ClusterController controller = controller(3);
+    List<Topology> applied = new CopyOnWriteArrayList<>();
+    controller.addLocalNode(10, applied::add);
+
+    AddColorResult added =
+        controller.addColor(
+            new ColorSpec("events", "global", 1, 3, null, new Retention(60_000, Retention.KEEP)));
+    AddColorResult plain = controller.addColor(new ColorSpec("plain", "global", 1, 3, null));
+    AlterColorResult altered = controller.alterColor(new ColorAlteration("events", null, 1L << 20));
+    AlterColorResult again = controller.alterColor(new ColorAlteration("events", null, 1L << 20));
+
+    assertThat(added.color().retention()).isEqualTo(new Retention(60_000, Retention.KEEP));
+    assertThat(plain.color().retention()).isEqualTo(Retention.KEEP_ALL);
+    assertThat(altered.changed()).isTrue();
+    assertThat(altered.color().retention()).isEqualTo(new Retention(60_000, 1L << 20));
+    assertThat(altered.topology().version()).isEqualTo(plain.topology().version() + 1);
+    assertThat(again.changed()).isFalse();
+    assertThat(again.topology().version()).isEqualTo(altered.topology().version());
+    // The local node got the altered version like any other change.
+    assertThat(applied.get(applied.size() - 1).color("events").orElseThrow().retention())
+        .isEqualTo(new Retention(60_000, 1L << 20));
+
+    Topology reloaded = new MetadataStore(dir).load().orElseThrow();
+    assertThat(reloaded).isEqualTo(altered.topology());
+    ClusterController restarted =
+        new ClusterController(reloaded, new MetadataStore(dir), Duration.ofSeconds(5));
+    AlterColorResult back =
+        restarted.alterColor(new ColorAlteration("events", Retention.KEEP, null));
+    assertThat(back.color().retention()).isEqualTo(new Retention(Retention.KEEP, 1L << 20));
+    assertThat(
+            new MetadataStore(dir).load().orElseThrow().color("events").orElseThrow().retention())
+        .isEqualTo(new Retention(Retention.KEEP, 1L << 20));
+  }
+
+  @Test
+  void shouldRefuseBadRetentionsAndUnknownColorsWithTypedErrorsNamingTheProblem() throws Exception {
+    ClusterController controller = controller(3);
+    controller.addColor(new ColorSpec("events", "global", 1, 3, null, new Retention(1000, 5000)));
+    long version = controller.topology().version();
+
+    assertThatThrownBy(() -> controller.alterColor(new ColorAlteration("nope", 1000L, null)))
+        .isInstanceOf(UnknownColorException.class)
+        .hasMessageContaining("cannot alter color 'nope': no such color")
+        .hasMessageContaining("events");
+    assertThatThrownBy(() -> controller.alterColor(new ColorAlteration("events", -5L, null)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining(
+            "color 'events': retention.ms must be -1 (keep everything) or > 0," + " got -5");
+    assertThatThrownBy(() -> controller.alterColor(new ColorAlteration("events", null, 0L)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("retention.bytes must be -1 (keep everything) or > 0, got 0");
+    assertThatThrownBy(() -> controller.alterColor(new ColorAlteration("events", null, null)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("nothing to change");
+    assertThatThrownBy(
+            () ->
+                controller.addColor(
+                    new ColorSpec("events", "global", 1, 3, null, new Retention(2000, 5000))))
+        .isInstanceOf(ColorExistsException.class)
+        .hasMessageContaining("it has retention.ms=1000 retention.bytes=5000")
+        .hasMessageContaining("requested retention.ms=2000 retention.bytes=5000");
+    assertThat(controller.topology().version()).isEqualTo(version);
   }
 }

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.ColorInfo;
 import io.flexlog.core.error.MetadataUnavailableException;
+import io.flexlog.core.model.Retention;
 import io.flexlog.server.control.AdminClient;
 import io.flexlog.server.control.HostPort;
 import io.flexlog.server.control.TopologyWatcher;
@@ -140,6 +143,50 @@ class MetadataQuorumTest {
       try (AdminClient admin = AdminClient.connect(quorum.admin(next), Duration.ofSeconds(10))) {
         List<String> names = awaitColors(admin, 9);
         assertThat(names).contains("global", "c0", "c7");
+      }
+    }
+  }
+
+  @Test
+  void shouldAlterRetentionThroughAFollowerAndKeepItAcrossASnapshotAndAFullRestart()
+      throws Exception {
+    Retention expected = new Retention(60_000, 1L << 20);
+    try (QuorumFixture quorum = new QuorumFixture(dir, TIMEOUT, 3).startAll()) {
+      int leader = quorum.awaitLeader(Duration.ofSeconds(10));
+      int follower = (leader + 1) % QuorumFixture.PEERS;
+      try (AdminClient admin =
+          AdminClient.connect(quorum.admin(follower), Duration.ofSeconds(10))) {
+        AddColorResponse added =
+            admin.addColor(color("events").toBuilder().setRetentionMs(60_000).build());
+        AlterColorResponse altered =
+            admin.alterColor(
+                AlterColorRequest.newBuilder()
+                    .setName("events")
+                    .setRetentionBytes(1L << 20)
+                    .build());
+
+        assertThat(added.getColor().getRetentionMs()).isEqualTo(60_000);
+        assertThat(added.getColor().getRetentionBytes()).isEqualTo(Retention.KEEP);
+        assertThat(altered.getChanged()).isTrue();
+        assertThat(altered.getColor().getRetentionMs()).isEqualTo(60_000);
+        assertThat(altered.getColor().getRetentionBytes()).isEqualTo(1L << 20);
+        assertThat(admin.topology().color("events").orElseThrow().retention()).isEqualTo(expected);
+      }
+      for (int i = 0; i < 4; i++) {
+        addColorWithinMs(quorum.admin(leader), "c" + i, Duration.ofSeconds(10));
+      }
+      awaitSnapshot(quorum.storage(leader));
+
+      for (int i = 0; i < QuorumFixture.PEERS; i++) {
+        quorum.stop(i);
+      }
+      quorum.startAll();
+      int next = quorum.awaitLeader(Duration.ofSeconds(10));
+      try (AdminClient admin = AdminClient.connect(quorum.admin(next), Duration.ofSeconds(10))) {
+        awaitColors(admin, 6);
+        assertThat(admin.topology().color("events").orElseThrow().retention()).isEqualTo(expected);
+        assertThat(admin.topology().color("c0").orElseThrow().retention())
+            .isEqualTo(Retention.KEEP_ALL);
       }
     }
   }
