@@ -16,13 +16,12 @@ import org.junit.jupiter.api.Test;
  * test runs one failover mode ({@link SimFailoverFaults}) over many seeds and checks the invariants
  * after every step and once healed.
  *
- * <p>Enforced: every invariant except {@link #REPLICA_SIDE_GAPS}, which the replicas cannot keep
- * yet across a role move (docs/testing.md, "Sequencer failover": the replica-side fencing and sync
- * phase of failover are not built); those are counted and printed with the seeds that break them,
- * and {@code -Dflexlog.sim.failover.enforceAll=true} enforces them too. {@code
- * -Dflexlog.sim.failover.seeds=N} runs N seeds per test (the {@code sim-soak} profile runs
- * thousands), {@code -Dflexlog.sim.seed=N} replays one, {@code -Dflexlog.sim.trace=N} keeps the
- * last N events. docs/testing.md describes the modes.
+ * <p>Enforced: every invariant except {@link #REPLICA_SIDE_GAPS}, which the replicas do not keep
+ * yet across a role move (docs/testing.md, "Sequencer failover"); those are counted and printed
+ * with the seeds that break them, and {@code -Dflexlog.sim.failover.enforceAll=true} enforces them
+ * too. {@code -Dflexlog.sim.failover.seeds=N} runs N seeds per test (the {@code sim-soak} profile
+ * runs thousands), {@code -Dflexlog.sim.seed=N} replays one, {@code -Dflexlog.sim.trace=N} keeps
+ * the last N events. docs/testing.md describes the modes.
  */
 class FailoverSimulationTest {
   private static final int SEEDS = Integer.getInteger("flexlog.sim.failover.seeds", 100);
@@ -30,10 +29,9 @@ class FailoverSimulationTest {
   private static final Long ONE_SEED = Long.getLong("flexlog.sim.seed");
 
   /**
-   * What replicas break after a role moves to another node, until they fence order responses by
-   * role epoch and their token sync and sync phase follow the role instead of the node: one append
-   * committed at the old leader's SN by one replica and at the new leader's by another, subscribers
-   * skipping SNs the old leader issued, and blind ranges that never close.
+   * What replicas still break after a role moves to another node, while their token sync and sync
+   * phase are bound to a sequencer node instead of the role: one append committed at two SNs,
+   * subscribers that skip an SN, and blind ranges that never close (docs/testing.md).
    */
   static final Set<Invariant> REPLICA_SIDE_GAPS =
       EnumSet.of(
@@ -142,7 +140,7 @@ class FailoverSimulationTest {
     totals.counted.forEach(
         (invariant, seedList) ->
             System.out.printf(
-                "  not enforced (replica side of failover not built): %s broken in %d seeds:%s%n",
+                "  not enforced (replicas across a role move, docs/testing.md): %s broken in %d seeds:%s%n",
                 invariant, seedList.toString().trim().split(" ").length, seedList));
     return totals;
   }

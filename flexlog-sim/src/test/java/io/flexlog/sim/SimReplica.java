@@ -220,12 +220,10 @@ final class SimReplica {
       ErrorCode code = ErrorDescriptor.code(frame);
       if (world.failover != null
           && (code == ErrorCode.UNKNOWN_COLOR || code == ErrorCode.UNKNOWN_SHARD)) {
-        // A sequencer node that has not applied the topology naming it the role holder yet: as
-        // SequencerLink does, say HELLO again later for UNKNOWN_SHARD, only log the rest.
+        // A sequencer node that has not applied the topology naming it the role holder yet: say
+        // HELLO again later, as SequencerLink does, which re-sends the unassigned order requests.
         world.trace.note(name() + " refused by sequencer " + sequencerId + ": " + code);
-        if (code == ErrorCode.UNKNOWN_SHARD) {
-          rehelloLater(sequencerId);
-        }
+        rehelloLater(sequencerId);
         return;
       }
       world.fail(
