@@ -13,6 +13,10 @@ enum Invariant {
   READS_SEE_ACKED,
   /** An append token is acknowledged at one SN only, by every replica and forever. */
   ONE_SN_PER_TOKEN,
+  /** Failover: no SN of a color is issued twice, by the same node or by two nodes. */
+  ONE_ISSUER_PER_SN,
+  /** Failover: at no virtual instant may two nodes issue SNs of one color (their leases). */
+  ONE_ISSUER_AT_A_TIME,
   /** Any two subscribers of a color deliver the same records over the SN range both passed. */
   SUBSCRIBERS_AGREE,
   /** Once healed, every client operation completes (successfully or with a typed error). */

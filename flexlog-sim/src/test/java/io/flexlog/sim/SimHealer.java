@@ -24,6 +24,9 @@ final class SimHealer {
 
   void healAndCheck() {
     world.trace.note("heal");
+    if (world.failover != null) {
+      world.failover.healCuts();
+    }
     world.startAll();
     long deadline = world.clock.nowMs() + LIVE_WITHIN_MS;
     while (true) {

@@ -1,6 +1,14 @@
 package io.flexlog.sim;
 
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendBatchAckDescriptor;
+import io.flexlog.core.protocol.AppendBatchDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.FrameDescriptor;
+import io.flexlog.core.protocol.MessageType;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +46,7 @@ final class SimHistory {
   private final Map<ColorSn, String> records = new HashMap<>();
   private final Map<Integer, Long> lastIssued = new HashMap<>();
   final Map<ColorSn, Acked> acked = new HashMap<>();
+  private final Map<String, ColorSn> clientAckedAt = new HashMap<>();
 
   /** Per replica node, every SN it acknowledged an append at, and the payload. */
   final Map<Integer, Map<ColorSn, String>> ackedByReplica = new HashMap<>();
@@ -46,6 +55,46 @@ final class SimHistory {
 
   SimHistory(SimWorld world) {
     this.world = world;
+  }
+
+  /** Appends going to replicas carry the token's payload; acks coming back bind it to an SN. */
+  void onDeliver(SimLink.End to, ByteBuf frame) {
+    byte type = FrameDescriptor.type(frame);
+    if (type == MessageType.APPEND) {
+      onAppendSent(
+          new Token(AppendDescriptor.tokenSession(frame), AppendDescriptor.tokenSequence(frame)),
+          AppendDescriptor.payload(frame).toString(StandardCharsets.UTF_8));
+    } else if (type == MessageType.APPEND_BATCH) {
+      int at = AppendBatchDescriptor.payloadsStart(frame);
+      for (int i = 0; i < AppendBatchDescriptor.count(frame); i++) {
+        int length = AppendBatchDescriptor.payloadLength(frame, i);
+        onAppendSent(
+            new Token(
+                AppendBatchDescriptor.tokenSession(frame),
+                AppendBatchDescriptor.tokenSequence(frame, i)),
+            frame.toString(at, length, StandardCharsets.UTF_8));
+        at += length;
+      }
+    } else if (type == MessageType.APPEND_BATCH_ACK) {
+      for (int i = 0; i < AppendBatchAckDescriptor.count(frame); i++) {
+        if (AppendBatchAckDescriptor.errorCode(frame, i) == 0) {
+          onAppendAck(
+              AppendBatchAckDescriptor.replicaNodeId(frame),
+              new Token(
+                  AppendBatchAckDescriptor.tokenSession(frame),
+                  AppendBatchAckDescriptor.tokenSequence(frame, i)),
+              AppendBatchAckDescriptor.colorId(frame),
+              AppendBatchAckDescriptor.sn(frame, i));
+        }
+      }
+    } else if (type == MessageType.APPEND_ACK) {
+      onAppendAck(
+          AppendAckDescriptor.replicaNodeId(frame),
+          new Token(
+              AppendAckDescriptor.tokenSession(frame), AppendAckDescriptor.tokenSequence(frame)),
+          AppendAckDescriptor.colorId(frame),
+          AppendAckDescriptor.sn(frame));
+    }
   }
 
   /** An APPEND frame left a client: the token carries this payload. */
@@ -106,7 +155,16 @@ final class SimHistory {
   /** The client completed an append: its record must stay at that SN for good. */
   void onAcked(int colorId, long sn, String payload) {
     ColorSn at = new ColorSn(colorId, sn);
+    ColorSn before = clientAckedAt.putIfAbsent(payload, at);
+    if (before != null && !before.equals(at)) {
+      world.fail(
+          Invariant.ONE_SN_PER_TOKEN,
+          "the client saw append " + payload + " acknowledged at " + before + " and at " + at);
+    }
     observe(at, payload, "the client's ack");
+    if (world.failover != null) {
+      world.failover.onAcked(colorId, sn);
+    }
     acked.put(at, new Acked(colorId, sn, payload));
   }
 

@@ -5,6 +5,10 @@ import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
+import io.flexlog.core.protocol.SyncEntriesDescriptor;
+import io.flexlog.core.protocol.SyncFetchDescriptor;
+import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.replica.replication.Connection;
 import io.flexlog.sequencer.ordering.Outbound;
 import io.netty.buffer.ByteBuf;
@@ -171,6 +175,43 @@ final class SimLink {
         sns.append(' ').append(Sn.describe(SubscribeRecordsDescriptor.sn(frame, i)));
       }
       return name + sns + " progress " + Sn.describe(SubscribeRecordsDescriptor.progress(frame));
+    }
+    if (type == MessageType.SYNC_FETCH) {
+      return name
+          + " shard "
+          + SyncFetchDescriptor.shardId(frame)
+          + " sequencer "
+          + SyncFetchDescriptor.sequencerNodeId(frame)
+          + "#"
+          + SyncFetchDescriptor.incarnation(frame)
+          + " ("
+          + Sn.describe(SyncFetchDescriptor.afterSn(frame))
+          + ", "
+          + Sn.describe(SyncFetchDescriptor.throughSn(frame))
+          + "]";
+    }
+    if (type == MessageType.SYNC_ENTRIES) {
+      return name
+          + " shard "
+          + SyncEntriesDescriptor.shardId(frame)
+          + " from replica "
+          + SyncEntriesDescriptor.replicaNodeId(frame)
+          + " flags "
+          + SyncEntriesDescriptor.flags(frame)
+          + " covered "
+          + Sn.describe(SyncEntriesDescriptor.coveredSn(frame))
+          + " x"
+          + SyncEntriesDescriptor.count(frame);
+    }
+    if (type == MessageType.WATERMARK) {
+      return name
+          + " color "
+          + WatermarkDescriptor.colorId(frame)
+          + " "
+          + Sn.describe(WatermarkDescriptor.watermark(frame));
+    }
+    if (type == MessageType.WELCOME) {
+      return name + " incarnation " + WelcomeDescriptor.incarnation(frame);
     }
     if (type == MessageType.SUBSCRIBE_PROGRESS) {
       return name

@@ -46,6 +46,13 @@ final class SimReplica {
   final int id;
   private final SimWorld world;
   private final Path dir;
+
+  /**
+   * The newest topology this node was given; it outlives a crash, as the node's stored {@code
+   * cluster-metadata} does.
+   */
+  Topology topology;
+
   Life life;
   private int incarnations;
 
@@ -53,6 +60,17 @@ final class SimReplica {
     this.id = id;
     this.dir = dir;
     this.world = world;
+    this.topology = world.topology;
+  }
+
+  /** A newer topology reached this node (failover moved a role): see {@link Life#apply}. */
+  void updateTopology(Topology newer) {
+    if (newer.version() > topology.version()) {
+      topology = newer;
+      if (life != null) {
+        life.apply(newer);
+      }
+    }
   }
 
   boolean up() {
@@ -104,6 +122,9 @@ final class SimReplica {
     /** Our end of the link to each sequencer node, while connected. */
     final Map<Integer, SimLink.End> sequencers = new LinkedHashMap<>();
 
+    /** The shards our last HELLO on each sequencer link named. */
+    private final Map<Integer, int[]> helloShards = new LinkedHashMap<>();
+
     /** Our end of the link to each peer replica node we asked something, while connected. */
     final Map<Integer, SimLink.End> peers = new LinkedHashMap<>();
 
@@ -117,7 +138,7 @@ final class SimReplica {
       this.engine =
           new ReplicationEngine(
               id,
-              world.topology,
+              topology,
               storage,
               ReplicaLimits.defaults(),
               new Sequencers(),
@@ -142,8 +163,30 @@ final class SimReplica {
     /** Our connection to sequencer node {@code sequencerId} is up: say HELLO. */
     void connectedToSequencer(int sequencerId, int[] shardIds, SimLink.End end) {
       sequencers.put(sequencerId, end);
+      helloShards.put(sequencerId, shardIds);
       end.write(HelloDescriptor.encode(end.alloc(), id, shardIds));
       end.flush();
+    }
+
+    /**
+     * Applies a newer topology as {@code ReplicaNode} does: the engine takes it, and each open
+     * sequencer link speaks for the shards whose role that node now holds, saying HELLO again when
+     * it gained some; a link whose node lost them keeps its connection but names no shard (new
+     * links to the new role holder are made by the simulation's connection events).
+     */
+    void apply(Topology newer) {
+      engine.updateTopology(newer);
+      Map<Integer, int[]> wanted = shardsBySequencer(newer);
+      for (Map.Entry<Integer, SimLink.End> e : sequencers.entrySet()) {
+        int[] shards = wanted.getOrDefault(e.getKey(), new int[0]);
+        if (shards.length == 0) {
+          helloShards.put(e.getKey(), shards);
+        } else if (!java.util.Arrays.equals(helloShards.get(e.getKey()), shards)) {
+          helloShards.put(e.getKey(), shards);
+          e.getValue().write(HelloDescriptor.encode(e.getValue().alloc(), id, shards));
+          e.getValue().flush();
+        }
+      }
     }
 
     boolean hasTasks() {
@@ -175,6 +218,14 @@ final class SimReplica {
         world.fail(name() + " got an unexpected " + SimLink.describe(frame));
       }
       ErrorCode code = ErrorDescriptor.code(frame);
+      if (world.failover != null
+          && (code == ErrorCode.UNKNOWN_COLOR || code == ErrorCode.UNKNOWN_SHARD)) {
+        // A sequencer node that has not applied the topology naming it the role holder yet: say
+        // HELLO again later, as SequencerLink does, which re-sends the unassigned order requests.
+        world.trace.note(name() + " refused by sequencer " + sequencerId + ": " + code);
+        rehelloLater(sequencerId);
+        return;
+      }
       world.fail(
           "sequencer "
               + sequencerId
@@ -186,6 +237,18 @@ final class SimReplica {
               + ErrorDescriptor.message(frame));
     }
 
+    private void rehelloLater(int sequencerId) {
+      SimLink.End end = sequencers.get(sequencerId);
+      schedule(
+          () -> {
+            if (sequencers.get(sequencerId) == end && end.isActive()) {
+              end.write(HelloDescriptor.encode(end.alloc(), id, helloShards.get(sequencerId)));
+              end.flush();
+            }
+          },
+          50_000_000L);
+    }
+
     @Override
     public void onClosed(SimLink.End end) {
       if (end.link().initiator != end) {
@@ -195,6 +258,7 @@ final class SimReplica {
       Integer sequencerId = keyOf(sequencers, end);
       if (sequencerId != null) {
         sequencers.remove(sequencerId);
+        helloShards.remove(sequencerId);
         inbound.onSequencerLinkLost(sequencerId);
       } else {
         Integer peer = keyOf(peers, end);

@@ -13,7 +13,8 @@ import java.util.Random;
  * Clusters for the {@link SimWorld}, chosen by seed: a flat cluster (one sequencer node, one or two
  * shards of two or three replicas) or a tree (a root and two leaf sequencer nodes, a shard per
  * leaf, replica nodes that hold shards of both leaves, as {@code bin/flexlog dev --tree} does).
- * Sequencer node ids start at 0, replica node ids at 100.
+ * Sequencer node ids start at 0, replica node ids at 100. The failover modes use a flat cluster
+ * with backup sequencer nodes.
  */
 final class SimScenarios {
   private SimScenarios() {}
@@ -22,6 +23,20 @@ final class SimScenarios {
 
   static Scenario forSeed(long seed, Random random) {
     return Math.floorMod(seed, 2L) == 0 ? flat(random) : tree(random);
+  }
+
+  /**
+   * A flat cluster for the failover modes: two or three sequencer nodes, each a backup of the
+   * {@code global} role that node 0 takes first, one or two shards of two or three replicas.
+   */
+  static Scenario failover(Random random) {
+    int sequencers = random.nextInt(3) == 0 ? 2 : 3;
+    Scenario flat = flat(random);
+    Topology t = flat.topology();
+    int replicaEnd = 100 + t.shards().stream().mapToInt(sh -> sh.replicaNodeIds().size()).sum();
+    return new Scenario(
+        flat.name() + ", " + sequencers + " sequencer nodes",
+        build(sequencers, replicaEnd, t.colors(), t.shards()));
   }
 
   private static Scenario flat(Random random) {

@@ -9,6 +9,7 @@ import io.flexlog.sequencer.ordering.OrderingService;
 import io.flexlog.sequencer.ordering.PeerLink;
 import io.flexlog.sequencer.ordering.SequencerInbound;
 import io.flexlog.sequencer.ordering.SequencerMetrics;
+import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.HashMap;
@@ -42,9 +43,15 @@ final class SimSequencer {
 
   void start() {
     durableEpoch++;
+    if (world.failover != null) {
+      topology = world.failover.topologyAtStart(id, topology);
+    }
     life = new Life(durableEpoch);
     life.service.start();
     world.trace.note("start " + this + " in epoch " + durableEpoch);
+    if (life.keeper != null) {
+      life.scheduleTick(world.random.nextInt((int) SimFailover.heartbeatMs()));
+    }
   }
 
   void crash() {
@@ -80,6 +87,10 @@ final class SimSequencer {
     final OrderingService service;
     private final SequencerInbound inbound;
     private final SequencerMetrics metrics;
+
+    /** The lease protocol of this incarnation, with failover; null without. */
+    final RoleLeaseKeeper keeper;
+
     final SimTasks tasks = new SimTasks(() -> this.alive);
     final Set<Integer> wantedParents = new LinkedHashSet<>();
     private final Map<SimLink.End, PeerLink> links = new HashMap<>();
@@ -100,10 +111,30 @@ final class SimSequencer {
               metrics,
               UnpooledByteBufAllocator.DEFAULT,
               this,
-              world::onIssued);
+              (colorId, firstSn, count) -> world.onIssued(id, colorId, firstSn, count));
+      if (world.failover != null) {
+        keeper = world.failover.keeper(id, incarnation);
+        service.issueGate(keeper::mayIssue);
+      } else {
+        keeper = null;
+      }
       this.inbound =
           new SequencerInbound(
               service, UnpooledByteBufAllocator.DEFAULT, SequencerConfig.DEFAULT_MAX_RECORD_BYTES);
+    }
+
+    /**
+     * The keeper's heartbeat, on virtual time with a little jitter, while this incarnation lives.
+     */
+    void scheduleTick(long delayMs) {
+      world.clock.schedule(
+          this,
+          delayMs,
+          () -> {
+            keeper.tick();
+            world.failover.checkIssuers(name() + " ticks");
+            scheduleTick(SimFailover.heartbeatMs() + world.random.nextInt(20));
+          });
     }
 
     void accept(SimLink.End end) {

@@ -4,17 +4,9 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
-import io.flexlog.core.protocol.AppendAckDescriptor;
-import io.flexlog.core.protocol.AppendBatchAckDescriptor;
-import io.flexlog.core.protocol.AppendBatchDescriptor;
-import io.flexlog.core.protocol.AppendDescriptor;
-import io.flexlog.core.protocol.FrameDescriptor;
-import io.flexlog.core.protocol.MessageType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,7 +52,23 @@ final class SimWorld {
      * step (issue 16's combined crash), and restart in any order relative to each other and to the
      * other replicas' reconnections.
      */
-    COMBINED
+    COMBINED,
+    /** Failover: the leader of {@code global} crashes; a backup takes over after the lease. */
+    LEADER_CRASH,
+    /** Failover: the leader lives on but is cut from the metadata quorum; its lease runs out. */
+    LEASE_EXPIRY,
+    /** Failover: the leader is cut from the quorum and from some replicas, not from the others. */
+    PARTITION,
+    /**
+     * Failover: a replica restarts or loses its sequencer link as the leader fails, and the next
+     * leader fails while that replica syncs.
+     */
+    SYNC_TAKEOVER;
+
+    /** Whether the mode runs with backup sequencer nodes, leases and a metadata quorum. */
+    boolean failover() {
+      return ordinal() >= LEADER_CRASH.ordinal();
+    }
   }
 
   final long seed;
@@ -82,6 +90,12 @@ final class SimWorld {
   final List<SimClient> clients = new ArrayList<>();
   final Map<String, List<SimSubscriber>> subscribers = new LinkedHashMap<>();
   private final SimOperations operations = new SimOperations(this);
+
+  /** Leases, quorum and cuts in the failover modes; null otherwise. */
+  final SimFailover failover;
+
+  private final SimFailoverFaults failoverFaults;
+  private final SimFaults classicFaults = new SimFaults(this);
   private final Set<Invariant> enforced;
   final Map<Invariant, Integer> violations = new EnumMap<>(Invariant.class);
   final Map<Invariant, String> firstViolations = new EnumMap<>(Invariant.class);
@@ -101,10 +115,14 @@ final class SimWorld {
     this.seed = seed;
     this.random = new Random(seed);
     this.faults = faults;
-    SimScenarios.Scenario s = SimScenarios.forSeed(seed, random);
+    SimScenarios.Scenario s =
+        faults.failover() ? SimScenarios.failover(random) : SimScenarios.forSeed(seed, random);
     this.scenario = s.name();
     this.topology = s.topology();
-    this.maxCounter = random.nextInt(4) == 0 ? 5 + random.nextInt(20) : Sn.MAX_COUNTER;
+    // A role in a leased epoch cannot move to a new epoch by itself when its counter runs out
+    // (docs/testing.md, "Sequencer failover"), so the failover modes keep the production limit.
+    this.maxCounter =
+        !faults.failover() && random.nextInt(4) == 0 ? 5 + random.nextInt(20) : Sn.MAX_COUNTER;
     try {
       this.dataDir = Files.createTempDirectory(tmpRoot(), "flexlog-sim-" + seed + "-");
     } catch (IOException e) {
@@ -117,7 +135,9 @@ final class SimWorld {
         replicas.put(node.id(), new SimReplica(node.id(), dataDir.resolve("r" + node.id()), this));
       }
     }
-    network.observe(this::observe);
+    this.failover = faults.failover() ? new SimFailover(this) : null;
+    this.failoverFaults = failover == null ? null : new SimFailoverFaults(this, failover);
+    network.observe(history::onDeliver);
     trace.note("seed " + seed + ": " + scenario + ", maxCounter " + maxCounter + ", " + faults);
     sequencers.values().forEach(SimSequencer::start);
     replicas.values().forEach(SimReplica::start);
@@ -161,49 +181,19 @@ final class SimWorld {
     }
   }
 
-  void onIssued(int colorId, long firstSn, int count) {
+  void onIssued(int nodeId, int colorId, long firstSn, int count) {
+    trace.note(
+        "color "
+            + colorId
+            + " issues "
+            + Sn.describe(firstSn)
+            + " x"
+            + count
+            + " on node "
+            + nodeId);
     history.onIssued(colorId, firstSn, count);
-    trace.note("color " + colorId + " issues " + Sn.describe(firstSn) + " x" + count);
-  }
-
-  // Appends going to replicas carry the token's payload; acks coming back bind it to an SN.
-  private void observe(SimLink.End to, ByteBuf frame) {
-    byte type = FrameDescriptor.type(frame);
-    if (type == MessageType.APPEND) {
-      history.onAppendSent(
-          new SimHistory.Token(
-              AppendDescriptor.tokenSession(frame), AppendDescriptor.tokenSequence(frame)),
-          AppendDescriptor.payload(frame).toString(StandardCharsets.UTF_8));
-    } else if (type == MessageType.APPEND_BATCH) {
-      int at = AppendBatchDescriptor.payloadsStart(frame);
-      for (int i = 0; i < AppendBatchDescriptor.count(frame); i++) {
-        int length = AppendBatchDescriptor.payloadLength(frame, i);
-        history.onAppendSent(
-            new SimHistory.Token(
-                AppendBatchDescriptor.tokenSession(frame),
-                AppendBatchDescriptor.tokenSequence(frame, i)),
-            frame.toString(at, length, StandardCharsets.UTF_8));
-        at += length;
-      }
-    } else if (type == MessageType.APPEND_BATCH_ACK) {
-      for (int i = 0; i < AppendBatchAckDescriptor.count(frame); i++) {
-        if (AppendBatchAckDescriptor.errorCode(frame, i) == 0) {
-          history.onAppendAck(
-              AppendBatchAckDescriptor.replicaNodeId(frame),
-              new SimHistory.Token(
-                  AppendBatchAckDescriptor.tokenSession(frame),
-                  AppendBatchAckDescriptor.tokenSequence(frame, i)),
-              AppendBatchAckDescriptor.colorId(frame),
-              AppendBatchAckDescriptor.sn(frame, i));
-        }
-      }
-    } else if (type == MessageType.APPEND_ACK) {
-      history.onAppendAck(
-          AppendAckDescriptor.replicaNodeId(frame),
-          new SimHistory.Token(
-              AppendAckDescriptor.tokenSession(frame), AppendAckDescriptor.tokenSequence(frame)),
-          AppendAckDescriptor.colorId(frame),
-          AppendAckDescriptor.sn(frame));
+    if (failover != null) {
+      failover.onIssued(nodeId, colorId, firstSn, count);
     }
   }
 
@@ -237,7 +227,8 @@ final class SimWorld {
         + trace.step
         + ": "
         + problem
-        + "\nreplay: mvn -pl flexlog-sim -am verify -Dtest=DataPathSimulationTest"
+        + "\nreplay: mvn -pl flexlog-sim -am verify -Dtest="
+        + (faults.failover() ? "FailoverSimulationTest" : "DataPathSimulationTest")
         + " -Dflexlog.sim.seed="
         + seed
         + "\nlast events:"
@@ -264,16 +255,25 @@ final class SimWorld {
       connectSomething();
     } else if (roll < 94) {
       long now = clock.fireNext();
+      if (failover != null) {
+        clock.advance(random.nextInt(200)); // leases need time to run out
+        now = clock.nowMs();
+      }
       if (now >= 0) {
         trace.note("time " + now);
       }
+    } else if (failoverFaults != null) {
+      failoverFaults.fault();
     } else if (faults != Faults.NONE) {
-      fault();
+      classicFaults.fault();
     }
   }
 
   /** What follows every event: closes asked for, finished operations, subscriber agreement. */
   void afterEvent() {
+    if (failover != null) {
+      failover.checkIssuers("step " + trace.step);
+    }
     network.closePending();
     operations.collect();
     for (Map.Entry<String, List<SimSubscriber>> e : subscribers.entrySet()) {
@@ -377,9 +377,11 @@ final class SimWorld {
       if (r.life == null) {
         continue;
       }
-      for (Map.Entry<Integer, int[]> e : r.shardsBySequencer(topology).entrySet()) {
+      for (Map.Entry<Integer, int[]> e : r.shardsBySequencer(r.topology).entrySet()) {
         SimSequencer s = sequencers.get(e.getKey());
-        if (s.life != null && !r.life.sequencers.containsKey(e.getKey())) {
+        if (s.life != null
+            && !r.life.sequencers.containsKey(e.getKey())
+            && (failover == null || !failover.cut(s.id, r.id))) {
           SimReplica.Life from = r.life;
           SimSequencer.Life to = s.life;
           int[] shards = e.getValue();
@@ -415,88 +417,6 @@ final class SimWorld {
 
   // ---------------------------------------------------------------- faults
 
-  private void fault() {
-    int roll = random.nextInt(10);
-    List<SimLink> links = network.links();
-    if (roll < 6 && !links.isEmpty()) {
-      SimLink link = links.get(random.nextInt(links.size()));
-      network.drop(link, "drop " + link.describe());
-    } else if (roll < 8 && faults == Faults.CRASHES) {
-      crashSomething();
-    } else if (roll < 8 && faults == Faults.COMBINED) {
-      crashSequencerWithReplica();
-    } else if (roll < 8 && faults == Faults.CRASH_ONE && allUp()) {
-      crashSomething();
-    } else {
-      restartSomething();
-    }
-  }
-
-  private boolean allUp() {
-    return sequencers.values().stream().allMatch(SimSequencer::up)
-        && replicas.values().stream().allMatch(SimReplica::up);
-  }
-
-  private void crashSomething() {
-    List<Runnable> options = new ArrayList<>();
-    for (SimSequencer s : sequencers.values()) {
-      if (s.up()) {
-        options.add(s::crash);
-      }
-    }
-    for (SimReplica r : replicas.values()) {
-      if (r.up()) {
-        options.add(r::crash);
-      }
-    }
-    if (!options.isEmpty()) {
-      crashes++;
-      options.get(random.nextInt(options.size())).run();
-    }
-  }
-
-  /** Crashes an up sequencer and an up replica of a shard it orders, in one step. */
-  private void crashSequencerWithReplica() {
-    List<Runnable> options = new ArrayList<>();
-    for (SimSequencer s : sequencers.values()) {
-      if (!s.up()) {
-        continue;
-      }
-      for (SimReplica r : replicas.values()) {
-        if (r.up() && r.shardsBySequencer(topology).containsKey(s.id)) {
-          options.add(
-              () -> {
-                trace.note("combined crash: sequencer " + s.id + " with replica " + r.id);
-                s.crash();
-                r.crash();
-              });
-        }
-      }
-    }
-    if (!options.isEmpty()) {
-      crashes += 2;
-      combinedCrashes++;
-      options.get(random.nextInt(options.size())).run();
-    }
-  }
-
-  private void restartSomething() {
-    List<Runnable> options = new ArrayList<>();
-    for (SimSequencer s : sequencers.values()) {
-      if (!s.up()) {
-        options.add(s::start);
-      }
-    }
-    for (SimReplica r : replicas.values()) {
-      if (!r.up()) {
-        options.add(r::start);
-      }
-    }
-    if (!options.isEmpty()) {
-      options.get(random.nextInt(options.size())).run();
-    }
-  }
-
   /** Starts every process that is down. */
   boolean startAll() {
     boolean started = false;
@@ -529,6 +449,10 @@ final class SimWorld {
     }
   }
 
+  SimFailoverFaults failoverFaults() {
+    return failoverFaults;
+  }
+
   long operationsAcked() {
     return operations.acked;
   }
@@ -539,7 +463,7 @@ final class SimWorld {
 
   String summary() {
     return String.format(
-        "seed %d (%s, %s): %d steps, %d SNs issued, %d frames, %d drops, %d crashes, %s",
+        "seed %d (%s, %s): %d steps, %d SNs issued, %d frames, %d drops, %d crashes,%s %s",
         seed,
         scenario,
         faults,
@@ -548,6 +472,11 @@ final class SimWorld {
         network.frames,
         network.drops,
         crashes,
+        failover == null
+            ? ""
+            : String.format(
+                " %d takeovers, %d retakes, %d quorum proposals or answers lost,",
+                failover.takeovers, failover.retakes, failover.proposalsLost),
         operations.summary());
   }
 }

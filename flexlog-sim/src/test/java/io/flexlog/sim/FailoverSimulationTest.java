@@ -1,0 +1,160 @@
+package io.flexlog.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.sim.SimWorld.Faults;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sequencer failover in the whole-data-path {@link SimWorld}: two or three sequencer nodes back up
+ * the {@code global} role, each with the production lease keeper on virtual time and its issue
+ * gate, against an in-memory metadata quorum with the production rules ({@link SimFailover}). Each
+ * test runs one failover mode ({@link SimFailoverFaults}) over many seeds and checks the invariants
+ * after every step and once healed.
+ *
+ * <p>Enforced: every invariant except {@link #REPLICA_SIDE_GAPS}, which the replicas do not keep
+ * yet across a role move (docs/testing.md, "Sequencer failover"); those are counted and printed
+ * with the seeds that break them, and {@code -Dflexlog.sim.failover.enforceAll=true} enforces them
+ * too. {@code -Dflexlog.sim.failover.seeds=N} runs N seeds per test (the {@code sim-soak} profile
+ * runs thousands), {@code -Dflexlog.sim.seed=N} replays one, {@code -Dflexlog.sim.trace=N} keeps
+ * the last N events. docs/testing.md describes the modes.
+ */
+class FailoverSimulationTest {
+  private static final int SEEDS = Integer.getInteger("flexlog.sim.failover.seeds", 100);
+  private static final int STEPS = Integer.getInteger("flexlog.sim.failover.steps", 800);
+  private static final Long ONE_SEED = Long.getLong("flexlog.sim.seed");
+
+  /**
+   * What replicas still break after a role moves to another node, while their token sync and sync
+   * phase are bound to a sequencer node instead of the role: one append committed at two SNs,
+   * subscribers that skip an SN, and blind ranges that never close (docs/testing.md).
+   */
+  static final Set<Invariant> REPLICA_SIDE_GAPS =
+      EnumSet.of(
+          Invariant.ONE_SN_PER_TOKEN, Invariant.SUBSCRIBERS_AGREE, Invariant.SUBSCRIBERS_COMPLETE);
+
+  private static final Set<Invariant> ENFORCED = enforced();
+
+  private static Set<Invariant> enforced() {
+    Set<Invariant> all = EnumSet.allOf(Invariant.class);
+    if (!Boolean.getBoolean("flexlog.sim.failover.enforceAll")) {
+      all.removeAll(REPLICA_SIDE_GAPS);
+    }
+    return all;
+  }
+
+  @Test
+  void shouldReplayTheSameFailoverRunForTheSameSeed() {
+    long seed = ONE_SEED != null ? ONE_SEED : 20261126L;
+    SimWorld first = new SimWorld(seed, Faults.SYNC_TAKEOVER, ENFORCED);
+    first.run(STEPS);
+    SimWorld second = new SimWorld(seed, Faults.SYNC_TAKEOVER, ENFORCED);
+    second.run(STEPS);
+    assertThat(second.summary()).isEqualTo(first.summary());
+    assertThat(second.history.acked).isEqualTo(first.history.acked);
+    assertThat(second.violations).isEqualTo(first.violations);
+  }
+
+  /** (a) The leader crashes; a backup takes the role after the lease and the replicas follow. */
+  @Test
+  void shouldFailOverWhenTheLeaderCrashes() {
+    Totals totals = runAll(11_000_000L, Faults.LEADER_CRASH);
+    assertThat(total(totals.takeovers)).as("takeovers over all seeds").isGreaterThan(SEEDS);
+    assertThat(total(totals.ackedAfterTakeover))
+        .as("seeds with appends acknowledged after a takeover")
+        .isGreaterThan(SEEDS / 2);
+  }
+
+  /** (b) The leader lives but is cut from the quorum: it stops issuing before a backup starts. */
+  @Test
+  void shouldFailOverWhenTheLeaderIsCutFromTheQuorum() {
+    Totals totals = runAll(12_000_000L, Faults.LEASE_EXPIRY);
+    assertThat(total(totals.takeovers)).as("takeovers over all seeds").isGreaterThan(SEEDS / 2);
+  }
+
+  /** (c) The leader is cut from the quorum and some replicas, still connected to the others. */
+  @Test
+  void shouldFailOverWhenTheLeaderIsPartitionedFromTheQuorumAndSomeReplicas() {
+    Totals totals = runAll(13_000_000L, Faults.PARTITION);
+    assertThat(total(totals.takeovers)).as("takeovers over all seeds").isGreaterThan(SEEDS / 2);
+  }
+
+  /** (d) Role changes overlap a replica's restart or link loss and its sync phase. */
+  @Test
+  void shouldFailOverDuringAReplicasSyncPhase() {
+    Totals totals = runAll(14_000_000L, Faults.SYNC_TAKEOVER);
+    assertThat(total(totals.takeovers)).as("takeovers over all seeds").isGreaterThan(SEEDS);
+    assertThat(total(totals.syncOverlaps))
+        .as("replica faults overlapping a leader failure")
+        .isGreaterThan(SEEDS);
+  }
+
+  private static final class Totals {
+    long acked;
+    long takeovers;
+    long retakes;
+    long leaderFaults;
+    long syncOverlaps;
+    long ackedAfterTakeover;
+    final Map<Invariant, StringBuilder> counted = new EnumMap<>(Invariant.class);
+  }
+
+  private static Totals runAll(long base, Faults faults) {
+    Totals totals = new Totals();
+    long steps = 0;
+    long started = System.nanoTime();
+    long[] seeds = ONE_SEED != null ? new long[] {ONE_SEED} : range(base, SEEDS);
+    for (long seed : seeds) {
+      SimWorld world = new SimWorld(seed, faults, ENFORCED);
+      world.run(STEPS);
+      for (Invariant broken : world.violations.keySet()) {
+        totals.counted.computeIfAbsent(broken, k -> new StringBuilder()).append(' ').append(seed);
+      }
+      totals.acked += world.operationsAcked();
+      totals.takeovers += world.failover.takeovers;
+      totals.retakes += world.failover.retakes;
+      totals.leaderFaults += world.failoverFaults().leaderFaults;
+      totals.syncOverlaps += world.failoverFaults().syncOverlaps;
+      totals.ackedAfterTakeover += world.failover.ackedAfterTakeover ? 1 : 0;
+      steps += world.steps;
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    System.out.printf(
+        "failover simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s), %d appends"
+            + " acknowledged, %d leader faults, %d takeovers, %d retakes by restarted leaders,"
+            + " %d replica faults overlapping a leader failure; every enforced invariant held%n",
+        faults,
+        seeds.length,
+        steps,
+        seconds,
+        seeds.length / seconds,
+        totals.acked,
+        totals.leaderFaults,
+        totals.takeovers,
+        totals.retakes,
+        totals.syncOverlaps);
+    totals.counted.forEach(
+        (invariant, seedList) ->
+            System.out.printf(
+                "  not enforced (replicas across a role move, docs/testing.md): %s broken in %d seeds:%s%n",
+                invariant, seedList.toString().trim().split(" ").length, seedList));
+    return totals;
+  }
+
+  /** A total over all seeds; a replay of one seed is not held to the totals of a whole run. */
+  private static long total(long value) {
+    return ONE_SEED != null ? Long.MAX_VALUE : value;
+  }
+
+  private static long[] range(long base, int count) {
+    long[] seeds = new long[count];
+    for (int i = 0; i < count; i++) {
+      seeds[i] = base + i;
+    }
+    return seeds;
+  }
+}
