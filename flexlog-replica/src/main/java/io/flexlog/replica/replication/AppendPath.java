@@ -418,6 +418,17 @@ final class AppendPath {
    * dropped, never sent on the next link (which may reach a new process). Their tokens stay pending
    * without an SN and go through the token sync when the link comes up again.
    */
+  /** Drops the order requests of this turn built for a shard whose role moved. */
+  void dropOrderBatches(int shardId) {
+    for (int i = activeBatches.size() - 1; i >= 0; i--) {
+      OrderRequestBatch batch = activeBatches.get(i);
+      if (batch.shardId == shardId) {
+        batch.clear();
+        activeBatches.remove(i);
+      }
+    }
+  }
+
   void onLinkLost(int sequencerId) {
     for (int i = activeBatches.size() - 1; i >= 0; i--) {
       OrderRequestBatch batch = activeBatches.get(i);

@@ -185,6 +185,16 @@ final class RangeSync {
   }
 
   /** The link to a sequencer broke: the fetches of its shards are void. */
+  /** Ends the fetches of one shard (its role moved; they restart against the new leader). */
+  void cancelShard(int shardId) {
+    for (int i = fetches.size() - 1; i >= 0; i--) {
+      Fetch fetch = fetches.get(i);
+      if (fetch.log.shardId == shardId) {
+        drop(fetch);
+      }
+    }
+  }
+
   void cancel(int sequencerId) {
     for (int i = fetches.size() - 1; i >= 0; i--) {
       Fetch fetch = fetches.get(i);
@@ -208,10 +218,16 @@ final class RangeSync {
     for (long id : fetch.requestIds) {
       byRequest.remove(id);
     }
+    for (long id : fetch.previousRequestIds) {
+      byRequest.remove(id);
+    }
   }
 
   private void send(Fetch fetch, int peer) {
-    byRequest.remove(fetch.requestIds[peer]);
+    // The request sent before this one stays answerable: on a slow link its answer arrives after
+    // the retry, and a fetch that only took the newest answer would never complete.
+    byRequest.remove(fetch.previousRequestIds[peer]);
+    fetch.previousRequestIds[peer] = fetch.requestIds[peer];
     long id = nextRequestId++;
     fetch.requestIds[peer] = id;
     byRequest.put(id, fetch);
@@ -256,7 +272,8 @@ final class RangeSync {
       return; // an answer to a request sent again since, or to a void fetch
     }
     int peer = fetch.peerIndex(SyncEntriesDescriptor.replicaNodeId(frame));
-    if (peer < 0 || fetch.requestIds[peer] != requestId) {
+    if (peer < 0
+        || (fetch.requestIds[peer] != requestId && fetch.previousRequestIds[peer] != requestId)) {
       return;
     }
     byRequest.remove(requestId);
@@ -278,7 +295,7 @@ final class RangeSync {
       }
       fetched++;
       if (settled) {
-        fetch.cursors[peer] = sn;
+        fetch.cursors[peer] = Math.max(fetch.cursors[peer], sn);
       }
       at += length;
     }
@@ -287,7 +304,7 @@ final class RangeSync {
       // answer is not complete: the retry timer asks again from the same cursor.
       return;
     }
-    fetch.cursors[peer] = SyncEntriesDescriptor.coveredSn(frame);
+    fetch.cursors[peer] = Math.max(fetch.cursors[peer], SyncEntriesDescriptor.coveredSn(frame));
     if ((flags & SyncEntriesDescriptor.MORE) != 0) {
       send(fetch, peer);
       peers.flush();
@@ -379,6 +396,10 @@ final class RangeSync {
     final int[] peerIds;
     final long[] cursors;
     final long[] requestIds;
+
+    /** The request each peer was sent before its current one, still answerable. */
+    final long[] previousRequestIds;
+
     final boolean[] done;
 
     /** Fetches one awaited record (see {@link RangeSync#fillIfStuck}), not a blind range. */
@@ -404,6 +425,7 @@ final class RangeSync {
       this.cursors = new long[peerIds.length];
       Arrays.fill(cursors, from);
       this.requestIds = new long[peerIds.length];
+      this.previousRequestIds = new long[peerIds.length];
       this.done = new boolean[peerIds.length];
     }
 

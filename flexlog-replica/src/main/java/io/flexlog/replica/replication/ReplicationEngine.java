@@ -162,12 +162,17 @@ public final class ReplicationEngine {
   /**
    * Applies a newer topology: from now on requests are checked against it, METADATA_RESPONSE serves
    * it, and the shards it newly places on this node are hosted (their logs start empty). Shards are
-   * never removed. A topology whose version is not larger than the current one is ignored.
+   * never removed. A topology whose version is not larger than the current one is ignored. A shard
+   * whose role moved to another leader resynchronises (see {@link SyncPhase#onRolesMoved}).
    *
    * @return the ids of the newly hosted shards, sorted
    */
   public int[] updateTopology(Topology next) {
+    Topology before = shards.topology();
     int[] added = shards.updateTopology(next);
+    if (shards.topology() == next) {
+      sync.onRolesMoved(before, next);
+    }
     retention.onTopology();
     return added;
   }

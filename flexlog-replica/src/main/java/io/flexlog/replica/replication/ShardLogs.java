@@ -158,6 +158,15 @@ final class ShardLogs {
     }
   }
 
+  /** The role of a shard's color moved: its logs act as after a lost link (see SyncPhase). */
+  void onRoleMoved(int shardId) {
+    for (ColorLog log : logList) {
+      if (log.shardId == shardId) {
+        log.onLinkLost();
+      }
+    }
+  }
+
   /** The link to a sequencer broke: SNs assigned meanwhile may never reach this replica. */
   void onLinkLost(int sequencerId) {
     for (ColorLog log : logList) {

@@ -1,8 +1,10 @@
 package io.flexlog.replica.replication;
 
 import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -148,6 +150,48 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     tokenSync.release(sequencerId);
     shards.onLinkLost(sequencerId);
     requestTurn.run();
+  }
+
+  /**
+   * A newer topology moved the role of some hosted shards' colors to another leader (a failover:
+   * another node, or the same node in a larger role epoch). For those shards it is as if the link
+   * to the old leader broke, even when that node lives on (docs/architecture.md#fencing): its
+   * answers are fenced from now on, and SNs it issued may have reached other replicas but not this
+   * one. So order requests built for it are dropped, its sync rounds and fetches for the shard end,
+   * and the shard's logs hold new tokens until the sync phase with the new leader has closed the
+   * range this replica could not see; tokens are then synchronised with the peers before the new
+   * leader is asked, so a token the old leader ordered keeps its SN.
+   */
+  void onRolesMoved(Topology before, Topology after) {
+    boolean moved = false;
+    for (Shard shard : shards.hosted()) {
+      Color was = before.color(shard.colorId()).orElse(null);
+      Color now = after.color(shard.colorId()).orElse(null);
+      if (was == null
+          || now == null
+          || (was.sequencerId() == now.sequencerId() && was.roleEpoch() == now.roleEpoch())) {
+        continue;
+      }
+      LOG.info(
+          "replica {}: the role of shard {} (color id {}) moved from sequencer node {} (epoch {})"
+              + " to node {} (epoch {}); the shard resynchronises before it orders new tokens",
+          shards.nodeId(),
+          shard.id(),
+          shard.colorId(),
+          was.sequencerId(),
+          was.roleEpoch(),
+          now.sequencerId(),
+          now.roleEpoch());
+      appends.dropOrderBatches(shard.id());
+      rangeSync.cancelShard(shard.id());
+      tokenSync.cancelRoundsOf(shard.id());
+      oldTokens.remove(shard.id());
+      shards.onRoleMoved(shard.id());
+      moved = true;
+    }
+    if (moved) {
+      requestTurn.run();
+    }
   }
 
   /** TOKEN_SYNC from another replica of one of this node's shards. */

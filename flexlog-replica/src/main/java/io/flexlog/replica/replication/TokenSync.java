@@ -131,6 +131,20 @@ final class TokenSync {
   }
 
   /** The link to a sequencer came up again or broke: its earlier rounds are void. */
+  /** Ends the rounds of one shard (its role moved; they restart against the new leader). */
+  void cancelRoundsOf(int shardId) {
+    rounds
+        .values()
+        .removeIf(
+            round -> {
+              if (round.shardId != shardId) {
+                return false;
+              }
+              round.cancelRetry();
+              return true;
+            });
+  }
+
   void cancelRounds(int sequencerId) {
     rounds
         .values()
