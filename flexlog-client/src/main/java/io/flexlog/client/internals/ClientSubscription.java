@@ -216,8 +216,11 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       int length = SubscribeRecordsDescriptor.payloadLength(frame, i);
       LogRecord record = decode(sn, frame, at, length);
       at += length;
-      long cost = SubscribeRecordsDescriptor.recordCost(length);
-      stream.received += cost;
+      // The replica counts credit in stored bytes; what the client holds is counted in the
+      // decoded value's bytes, the unit in which the queue reports consumption (a format-1 record
+      // decodes to fewer or, compressed, more bytes than it stores).
+      stream.received += SubscribeRecordsDescriptor.recordCost(length);
+      long cost = SubscribeRecordsDescriptor.recordCost(record.payload().length);
       if (!merger.onRecord(stream.index, record)) {
         // Nothing it sent beyond what was released can be trusted: resume from there elsewhere.
         merger.rewind(stream.index, sink);
