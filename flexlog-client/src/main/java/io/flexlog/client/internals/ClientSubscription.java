@@ -82,7 +82,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       new SubscriptionMerger.Sink() {
         @Override
         public void released(LogRecord record, int shard) {
-          queue.offer(record, shard);
+          released.add(record, shard);
         }
 
         @Override
@@ -93,6 +93,9 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
 
   /** Shared with the application's thread. */
   private final SubscriptionQueue queue;
+
+  /** What one drain of the merge released, handed to the queue at once (one lock, one wakeup). */
+  private final SubscriptionQueue.Batch released = new SubscriptionQueue.Batch();
 
   /**
    * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
@@ -250,10 +253,16 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
         TopologyMarkDescriptor.topologyVersion(frame), TopologyMarkDescriptor.markSn(frame));
   }
 
+  /** Releases what the merge may release, to the queue in one batch. */
+  private void drain() {
+    merger.drain(sink);
+    queue.offer(released);
+  }
+
   /** Lifts or moves the merge's hold after the marks changed: releases what may go. */
   @Override
   public void releaseHeld() {
-    merger.drain(sink);
+    drain();
     grantCredits();
   }
 
@@ -325,7 +334,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private void progress(ShardStream stream, long progress) {
     stream.onAnswer();
     merger.onProgress(stream.index, progress);
-    merger.drain(sink);
+    drain();
     grantCredits();
   }
 
