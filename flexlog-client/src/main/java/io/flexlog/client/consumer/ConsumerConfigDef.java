@@ -121,7 +121,7 @@ public final class ConsumerConfigDef {
           ConfigKey.string("key.deserializer", Deserializers.ByteArrayDeserializer.class.getName())
               .doc(
                   "Class name of the key's Deserializer (public, no-argument constructor)."
-                      + " Records carry no stored key today, so it sees null."));
+                      + " Records without a key get a null key; the deserializer is not called."));
 
   public static final ConfigKey<String> VALUE_DESERIALIZER =
       DEF.define(

@@ -1,12 +1,11 @@
 package io.flexlog.client.consumer;
 
-import io.flexlog.client.consumer.internals.Adoption;
 import io.flexlog.client.consumer.internals.Fetcher;
 import io.flexlog.client.consumer.internals.GroupMember;
+import io.flexlog.client.consumer.internals.Rebalancer;
 import io.flexlog.client.consumer.internals.Signal;
 import io.flexlog.client.internals.ClientCore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -62,7 +61,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * rejected with {@link CommitFailedException} (generation fencing). Processing is at least once:
  * records read after the last commit are read again by whoever gets the shard next.
  *
- * <p>Keys, headers and timestamps are not stored by FlexLog yet: see {@link ConsumerRecord}.
+ * <p>Keys, headers and timestamps: records written by {@code FlexLogProducer} come back with their
+ * key (deserialized with {@code key.deserializer}), headers and timestamp as produced, and their
+ * value decompressed; records appended with {@code FlexLog.append} have none (see {@link
+ * ConsumerRecord}).
  *
  * <p>Threading: not thread-safe, like Kafka's consumer: one thread calls everything except {@link
  * #wakeup}, which any thread may call to make a blocked {@code poll} throw {@link WakeupException}.
@@ -78,12 +80,9 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   private final GroupMember member;
   private final String clientId;
   private final CommitCallbacks callbacks;
-  private final Deserializer<K> keyDeserializer;
+  private final Rebalancer rebalancer;
   private List<String> subscribed = List.of();
   private boolean manual;
-  private ConsumerRebalanceListener listener = ConsumerRebalanceListener.NONE;
-  private long adoptedGeneration = -1;
-  private final Map<ColorShard, Long> adopted = new java.util.TreeMap<>();
   private boolean closed;
 
   /**
@@ -109,7 +108,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   public FlexLogConsumer(
       ConsumerConfig config, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
     this.config = config;
-    this.keyDeserializer =
+    Deserializer<K> keys =
         keyDeserializer != null ? keyDeserializer : (Deserializer<K>) config.keyDeserializer();
     Deserializer<V> values =
         valueDeserializer != null
@@ -139,7 +138,8 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     }
     this.member = created;
     this.starts = new StartPositions(core, config, created, () -> manual);
-    this.fetcher = new Fetcher<>(core, signal, values, starts);
+    this.fetcher = new Fetcher<>(core, signal, keys, values, starts);
+    this.rebalancer = new Rebalancer(fetcher);
     this.callbacks = new CommitCallbacks(config.autoCommitInterval());
   }
 
@@ -169,7 +169,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
       core.color(color); // UnknownColorException now rather than an empty assignment later
     }
     this.subscribed = List.copyOf(new TreeSet<>(colors));
-    this.listener = listener == null ? ConsumerRebalanceListener.NONE : listener;
+    rebalancer.listener(listener);
     member.join(subscribed);
   }
 
@@ -196,14 +196,13 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   public void unsubscribe() {
     checkOpen();
     if (!subscribed.isEmpty()) {
-      listener.onRevoked(new ArrayList<>(fetcher.assignment()));
+      rebalancer.revokeAll();
       member.leave();
       subscribed = List.of();
     }
     manual = false;
     fetcher.assign(Set.of());
-    adopted.clear();
-    adoptedGeneration = -1;
+    rebalancer.reset();
   }
 
   public Set<ColorShard> assignment() {
@@ -246,7 +245,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
       if (member != null) {
         member.notePoll();
         if (!subscribed.isEmpty()) {
-          rebalance();
+          rebalancer.adopt(member.assignment());
         }
       }
       maybeAutoCommit(now);
@@ -282,29 +281,6 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   private void checkWakeup() {
     if (wakeup.getAndSet(false)) {
       throw new WakeupException("the consumer was woken up");
-    }
-  }
-
-  /** Adopts the group's current assignment for this member, telling the listener what moved. */
-  private void rebalance() {
-    GroupMember.Assignment now = member.assignment();
-    Adoption.Change change = Adoption.diff(adopted, now.owned());
-    adoptedGeneration = now.generation();
-    if (change.isEmpty()) {
-      return;
-    }
-    if (!change.revoked().isEmpty()) {
-      listener.onRevoked(change.revoked());
-    }
-    // A shard lost and regained since the last look restarts from its committed position.
-    Set<ColorShard> kept = new TreeSet<>(now.owned().keySet());
-    kept.removeAll(change.added());
-    fetcher.assign(kept);
-    fetcher.assign(now.owned().keySet());
-    adopted.clear();
-    adopted.putAll(now.owned());
-    if (!change.added().isEmpty()) {
-      listener.onAssigned(change.added());
     }
   }
 
@@ -437,7 +413,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
             "position of " + e.getKey() + " is < 0: " + e.getValue());
       }
     }
-    return m.commit(positions, adoptedGeneration, !subscribed.isEmpty());
+    return m.commit(positions, rebalancer.generation(), !subscribed.isEmpty());
   }
 
   private void maybeAutoCommit(long now) {
@@ -471,7 +447,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
         Map<ColorShard, Long> positions = fetcher.positions();
         if (config.enableAutoCommit() && !positions.isEmpty()) {
           Futures.quietly(
-              member.commit(positions, adoptedGeneration, !subscribed.isEmpty()), deadline);
+              member.commit(positions, rebalancer.generation(), !subscribed.isEmpty()), deadline);
         }
         if (!subscribed.isEmpty()) {
           Futures.quietly(member.leave(), deadline);
@@ -513,10 +489,5 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("this consumer is closed");
     }
-  }
-
-  /** The key deserializer; records carry no stored key yet, so it is not called. */
-  Deserializer<K> keyDeserializer() {
-    return keyDeserializer;
   }
 }

@@ -82,7 +82,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       new SubscriptionMerger.Sink() {
         @Override
         public void released(LogRecord record, int shard) {
-          queue.offer(record, shard);
+          released.add(record, shard);
         }
 
         @Override
@@ -93,6 +93,9 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
 
   /** Shared with the application's thread. */
   private final SubscriptionQueue queue;
+
+  /** What one drain of the merge released, handed to the queue at once (one lock, one wakeup). */
+  private final SubscriptionQueue.Batch released = new SubscriptionQueue.Batch();
 
   /**
    * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
@@ -216,8 +219,11 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       int length = SubscribeRecordsDescriptor.payloadLength(frame, i);
       LogRecord record = decode(sn, frame, at, length);
       at += length;
-      long cost = SubscribeRecordsDescriptor.recordCost(length);
-      stream.received += cost;
+      // The replica counts credit in stored bytes; what the client holds is counted in the
+      // decoded value's bytes, the unit in which the queue reports consumption (a format-1 record
+      // decodes to fewer or, compressed, more bytes than it stores).
+      stream.received += SubscribeRecordsDescriptor.recordCost(length);
+      long cost = SubscribeRecordsDescriptor.recordCost(record.payload().length);
       if (!merger.onRecord(stream.index, record)) {
         // Nothing it sent beyond what was released can be trusted: resume from there elsewhere.
         merger.rewind(stream.index, sink);
@@ -247,10 +253,16 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
         TopologyMarkDescriptor.topologyVersion(frame), TopologyMarkDescriptor.markSn(frame));
   }
 
+  /** Releases what the merge may release, to the queue in one batch. */
+  private void drain() {
+    merger.drain(sink);
+    queue.offer(released);
+  }
+
   /** Lifts or moves the merge's hold after the marks changed: releases what may go. */
   @Override
   public void releaseHeld() {
-    merger.drain(sink);
+    drain();
     grantCredits();
   }
 
@@ -322,7 +334,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private void progress(ShardStream stream, long progress) {
     stream.onAnswer();
     merger.onProgress(stream.index, progress);
-    merger.drain(sink);
+    drain();
     grantCredits();
   }
 

@@ -79,23 +79,58 @@ final class SubscriptionQueue {
     }
   }
 
-  /** Appends a record released from {@code shard}'s stream and wakes a waiting reader. */
-  void offer(LogRecord record, int shard) {
+  /**
+   * Records released together, with the index of the shard each came from; reused by its owner (the
+   * client's event loop), so that a batch costs no allocation.
+   */
+  static final class Batch {
+    private LogRecord[] records = new LogRecord[64];
+    private int[] shards = new int[64];
+    private int count;
+
+    void add(LogRecord record, int shard) {
+      if (count == records.length) {
+        records = Arrays.copyOf(records, count * 2);
+        shards = Arrays.copyOf(shards, count * 2);
+      }
+      records[count] = record;
+      shards[count] = shard;
+      count++;
+    }
+
+    int count() {
+      return count;
+    }
+  }
+
+  /**
+   * Appends the records of {@code batch} in order, under one lock, wakes a waiting reader once, and
+   * empties the batch.
+   */
+  void offer(Batch batch) {
+    int n = batch.count;
+    if (n == 0) {
+      return;
+    }
     boolean first;
     lock.lock();
     try {
       first = size == 0;
-      if (size == queue.length) {
+      while (queue.length - size < n) {
         grow();
       }
-      int tail = (head + size) % queue.length;
-      queue[tail] = record;
-      queueShard[tail] = shard;
-      size++;
+      for (int i = 0; i < n; i++) {
+        int tail = (head + size) % queue.length;
+        queue[tail] = batch.records[i];
+        queueShard[tail] = batch.shards[i];
+        size++;
+      }
       available.signal();
     } finally {
       lock.unlock();
     }
+    Arrays.fill(batch.records, 0, n, null);
+    batch.count = 0;
     Runnable listener = onAvailable;
     if (first && listener != null) {
       listener.run();
@@ -103,8 +138,8 @@ final class SubscriptionQueue {
   }
 
   private void grow() {
-    LogRecord[] records = new LogRecord[size * 2];
-    int[] shards = new int[size * 2];
+    LogRecord[] records = new LogRecord[queue.length * 2];
+    int[] shards = new int[queue.length * 2];
     for (int i = 0; i < size; i++) {
       records[i] = queue[(head + i) % queue.length];
       shards[i] = queueShard[(head + i) % queue.length];

@@ -23,6 +23,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -56,6 +57,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReplicaNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaNode.class);
+
+  /** A client connection turns unwritable above this many bytes queued, writable below the low. */
+  static final int WRITE_BUFFER_HIGH_BYTES = 1 << 20;
+
+  static final int WRITE_BUFFER_LOW_BYTES = 512 << 10;
 
   /**
    * Where a replica node listens and what it enforces.
@@ -151,6 +157,12 @@ public final class ReplicaNode implements AutoCloseable {
             .group(group, group)
             .channel(Transport.serverChannel())
             .childOption(ChannelOption.TCP_NODELAY, true)
+            // Room for a few subscription batches per connection before it turns unwritable
+            // (Netty's default of 64 KiB is a quarter batch:
+            // docs/architecture.md#flow-control-credits).
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(WRITE_BUFFER_LOW_BYTES, WRITE_BUFFER_HIGH_BYTES))
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override

@@ -250,9 +250,12 @@ final class ReplicaPublisher {
 
   // ---------------------------------------------------------------- subscription frames
 
-  /** SUBSCRIBE_RECORDS for index entries {@code [from, to)} of the log; not touched. */
-  void records(Connection c, long id, ColorLog log, long progress, int from, int to) {
-    records.write(c, id, log, progress, from, to);
+  /**
+   * The builder of SUBSCRIBE_RECORDS frames: {@link RecordBatchWriter#take} the records, then
+   * {@link RecordBatchWriter#write} them (not touched).
+   */
+  RecordBatchWriter records() {
+    return records;
   }
 
   /** SUBSCRIBE_PROGRESS (also the heartbeat); not touched. */

@@ -3,7 +3,6 @@ package io.flexlog.replica.replication;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.protocol.SubscribeDescriptor;
-import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -292,19 +291,8 @@ final class SubscriptionService {
     long limit = log.sendLimit(s.nextSn);
     SnIndex index = log.index;
     int from = index.ceilingPosition(s.nextSn);
-    int to = from;
-    long credit = s.credit;
-    long bytes = 0;
-    while (to < index.size()
-        && index.snAt(to) <= limit
-        && credit > 0
-        && bytes < MAX_BATCH_BYTES
-        && to - from < MAX_BATCH_RECORDS) {
-      int length = storage.payloadLength(index.addressAt(to));
-      credit -= SubscribeRecordsDescriptor.recordCost(length);
-      bytes += length;
-      to++;
-    }
+    RecordBatchWriter batch = publisher.records();
+    int to = batch.take(log, from, limit, s.credit, MAX_BATCH_BYTES, MAX_BATCH_RECORDS);
     boolean drained = to == index.size() || index.snAt(to) > limit;
     long progress;
     if (drained) {
@@ -317,10 +305,10 @@ final class SubscriptionService {
     }
     progress = Math.max(progress, 0);
     if (to > from) {
-      publisher.records(s.connection, s.id, log, progress, from, to);
+      batch.write(s.connection, s.id, log, progress);
       recordsSent += to - from;
       s.nextSn = index.snAt(to - 1) + 1;
-      s.credit = credit;
+      s.credit = batch.creditLeft();
     } else if (progress > s.progressSent) {
       publisher.progress(s.connection, s.id, log.colorId, log.shardId, progress);
     } else {

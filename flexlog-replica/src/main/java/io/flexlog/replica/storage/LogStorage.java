@@ -73,6 +73,17 @@ public interface LogStorage extends AutoCloseable {
   ByteBuf retainedPayload(long address);
 
   /**
+   * {@link #retainedPayload} for a sequential scan (a subscription streaming a backlog): a storage
+   * with a cache serves the entry from it when it holds the entry, and otherwise straight from the
+   * tier that holds it, without filling the cache. So a scan pays no cache insert and eviction per
+   * entry, and does not evict what live readers use (docs/architecture.md#off-heap-cache). Same
+   * ownership as {@link #retainedPayload}.
+   */
+  default ByteBuf scanPayload(long address) {
+    return retainedPayload(address);
+  }
+
+  /**
    * Marks every committed entry of {@code colorId} with an SN {@code <= sn} dead. Durable when it
    * returns (appends and commits before it are flushed first). A value at or below the current trim
    * point changes nothing; pending entries are never trimmed. Space is reclaimed lazily and only in

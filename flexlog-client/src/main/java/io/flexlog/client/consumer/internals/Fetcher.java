@@ -21,8 +21,9 @@ import java.util.function.Function;
 /**
  * The consumer's reading side: one subscription per assigned color shard (a one-shard stream, or a
  * whole-color stream), opened lazily at the consumer's position, each with a window of {@code
- * fetch.max.bytes}; {@link #collect} drains them round robin without blocking and deserializes.
- * Positions are the next SN to return.
+ * fetch.max.bytes}; {@link #collect} drains them round robin without blocking and deserializes keys
+ * and values (headers and timestamps as stored, docs/protocol.md#record-format). Positions are the
+ * next SN to return.
  *
  * <p>A shard whose position is not known yet gets one from {@code resolve} (committed position or
  * auto.offset.reset); a stream refused because its position was trimmed gets one from {@code
@@ -57,14 +58,21 @@ public final class Fetcher<K, V> {
 
   private final ClientCore core;
   private final Signal signal;
+  private final Deserializer<K> keys;
   private final Deserializer<V> values;
   private final Positions positions;
   private final Map<ColorShard, ShardFetch> fetches = new TreeMap<>();
   private int rotation;
 
-  public Fetcher(ClientCore core, Signal signal, Deserializer<V> values, Positions positions) {
+  public Fetcher(
+      ClientCore core,
+      Signal signal,
+      Deserializer<K> keys,
+      Deserializer<V> values,
+      Positions positions) {
     this.core = core;
     this.signal = signal;
+    this.keys = keys;
     this.values = values;
     this.positions = positions;
   }
@@ -204,18 +212,9 @@ public final class Fetcher<K, V> {
 
   private ConsumerRecord<K, V> deserialize(ShardFetch f, LogRecord r, boolean first) {
     try {
-      K key = null; // records store no key yet (see ConsumerRecord)
-      V value = values.deserialize(r.color(), r.payload());
+      ConsumerRecord<K, V> record = toConsumerRecord(f.cs.shard(), r, keys, values);
       f.poisoned = false;
-      return new ConsumerRecord<>(
-          r.color(),
-          f.cs.shard(),
-          r.sn(),
-          key,
-          value,
-          List.of(),
-          ConsumerRecord.NO_TIMESTAMP,
-          r.payload().length);
+      return record;
     } catch (RuntimeException e) {
       f.poisoned = true;
       f.position = r.sn();
@@ -224,6 +223,30 @@ public final class Fetcher<K, V> {
       }
       return null;
     }
+  }
+
+  /**
+   * The consumer's view of a record read from {@code shard}: key and value deserialized (a record
+   * without a key gets a null key, the key deserializer is not called), headers and timestamp as
+   * stored (docs/protocol.md#record-format).
+   *
+   * @throws RuntimeException whatever a deserializer throws
+   */
+  static <K, V> ConsumerRecord<K, V> toConsumerRecord(
+      int shard, LogRecord r, Deserializer<K> keys, Deserializer<V> values) {
+    byte[] keyBytes = r.key();
+    K key = keyBytes == null ? null : keys.deserialize(r.color(), keyBytes);
+    V value = values.deserialize(r.color(), r.payload());
+    return new ConsumerRecord<>(
+        r.color(),
+        shard,
+        r.sn(),
+        key,
+        value,
+        r.headers(),
+        r.timestampMs(),
+        keyBytes == null ? -1 : keyBytes.length,
+        r.payload().length);
   }
 
   /** Closes every stream. */

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Writes</b> go to PM (the durable copy) and into the cache. Commits and flushes are PM's.
- *   <li><b>Reads</b> try the cache, then PM, then SSD; a miss fills the cache. Addresses never
+ *   <li><b>Reads</b> try the cache, then PM, then SSD; a miss fills the cache, except for a scan
+ *       ({@link #scanPayload}: subscriptions), which reads the lower tier directly. Addresses never
  *       change, whichever tier holds the entry.
  *   <li><b>Tiering</b>: when PM use passes {@code pm.high-watermark} of its capacity, the oldest
  *       sealed chunks without pending entries (a contiguous range of chunk sequences, up to {@code
@@ -267,6 +268,19 @@ public final class TieredLogStorage implements LogStorage {
     }
     // Too large to cache: a view of PM that pins its chunk, or of the segment mapping.
     return inPm ? pm.retainedPayload(address) : lower.retain();
+  }
+
+  @Override
+  public ByteBuf scanPayload(long address) {
+    checkOpen();
+    ByteBuf cached = cache.retainedView(address);
+    if (cached != null) {
+      metrics.cacheHits.increment();
+      return cached;
+    }
+    metrics.cacheMisses.increment();
+    // A view of PM that pins its chunk, or of the segment mapping (as for uncacheable records).
+    return pm.holds(address) ? pm.retainedPayload(address) : ssdPayload(address).retain();
   }
 
   private ByteBuf ssdPayload(long address) {

@@ -672,6 +672,50 @@ abstract class TieredLogStorageTest {
   }
 
   @Test
+  void shouldScanEveryTierWithoutFillingTheCacheAndKeepScannedViewsValid() throws Exception {
+    openManual();
+    Entry.recoverAll(storage);
+    writeUntilUsedAbove(0.6);
+    drainTiering();
+    assertThat(storage.segmentCount()).isPositive();
+    long cachedRecords = storage.cache().records();
+    for (int pass = 0; pass < 2; pass++) {
+      double hitsBefore = counter(TierMetrics.CACHE_HITS);
+      double missesBefore = counter(TierMetrics.CACHE_MISSES);
+      for (int seq = 0; seq < written; seq++) {
+        ByteBuf scanned = storage.scanPayload(addresses[seq]);
+        try {
+          assertThat(TestPayloads.copy(scanned)).as("scan of %d", seq).isEqualTo(payload(seq));
+        } finally {
+          scanned.release();
+        }
+      }
+      double hits = counter(TierMetrics.CACHE_HITS) - hitsBefore;
+      double misses = counter(TierMetrics.CACHE_MISSES) - missesBefore;
+      assertThat(hits + misses).isEqualTo(written);
+      assertThat(hits).as("pass %d: the newest entries, still cached", pass).isPositive();
+      // Nothing the scan read was added: the second pass misses exactly as often as the first.
+      assertThat(hits).as("pass %d: hits", pass).isEqualTo((double) cachedRecords);
+      assertThat(storage.cache().records()).isEqualTo(cachedRecords);
+    }
+
+    int olderSeq = written - 1 - (int) cachedRecords; // just older than the cached ones
+    ByteBuf fromSsd = storage.scanPayload(addresses[0]);
+    ByteBuf older = storage.scanPayload(addresses[olderSeq]);
+    try {
+      storage.trim(COLOR, sn(written - 1));
+      tieringThread.runAll(); // segment files deleted
+      writeUntilUsedAbove(0.6); // chunks and cache blocks reused
+      drainTiering();
+      assertThat(TestPayloads.copy(fromSsd)).isEqualTo(payload(0));
+      assertThat(TestPayloads.copy(older)).isEqualTo(payload(olderSeq));
+    } finally {
+      fromSsd.release();
+      older.release();
+    }
+  }
+
+  @Test
   void shouldKeepRetainedPayloadsValidThroughEvictionTieringAndTrim() throws Exception {
     openManual();
     Entry.recoverAll(storage);
