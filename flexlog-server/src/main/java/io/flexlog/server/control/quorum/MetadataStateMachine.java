@@ -30,6 +30,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,12 +94,32 @@ final class MetadataStateMachine extends BaseStateMachine {
       throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
-    loadLatestSnapshot();
+    getLifeCycle().startAndTransition(this::loadLatestSnapshot);
   }
 
+  /**
+   * Ratis pauses the state machine before it installs a snapshot from the leader and checks that it
+   * is paused before {@link #reinitialize}; the default does nothing, which failed that check and
+   * closed this member's Raft server.
+   */
+  @Override
+  public void pause() {
+    getLifeCycle().transition(LifeCycle.State.PAUSING);
+    getLifeCycle().transition(LifeCycle.State.PAUSED);
+  }
+
+  /**
+   * Called by Ratis, after {@link #pause}, once it installed a snapshot from the leader (this
+   * member was too far behind for the leader's log): the snapshot on disk is newer than the one
+   * cached at start, so the storage directory is scanned again and the state machine resumes from
+   * it.
+   */
   @Override
   public void reinitialize() throws IOException {
+    storage.loadLatestSnapshot();
     loadLatestSnapshot();
+    getLifeCycle().transition(LifeCycle.State.STARTING);
+    getLifeCycle().transition(LifeCycle.State.RUNNING);
   }
 
   private void loadLatestSnapshot() throws IOException {

@@ -10,6 +10,7 @@ import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.ColorInfo;
 import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.model.Retention;
+import io.flexlog.core.model.Topology;
 import io.flexlog.server.control.AdminClient;
 import io.flexlog.server.control.HostPort;
 import io.flexlog.server.control.TopologyWatcher;
@@ -144,6 +145,80 @@ class MetadataQuorumTest {
         List<String> names = awaitColors(admin, 9);
         assertThat(names).contains("global", "c0", "c7");
       }
+    }
+  }
+
+  /**
+   * A member that was down while the others snapshotted and purged their logs gets the leader's
+   * snapshot installed when it returns. Its state machine must reload from that snapshot: before,
+   * it reloaded the snapshot it had cached at start, Ratis' consistency check failed, and the
+   * member's Raft server closed for good, so the next loss of another member left no majority.
+   */
+  @Test
+  void shouldCatchUpAMemberThroughAnInstalledSnapshotAndKeepAMajorityWithIt() throws Exception {
+    try (QuorumFixture quorum = new QuorumFixture(dir, TIMEOUT, 3).startAll()) {
+      int first = quorum.awaitLeader(Duration.ofSeconds(10));
+      int lagging = (first + 1) % QuorumFixture.PEERS;
+      quorum.stop(lagging);
+      for (int i = 0; i < 4; i++) {
+        addColorWithinMs(quorum.admin(first), "s" + i, Duration.ofSeconds(10));
+      }
+      // Restarts close the log segments of the other two, so a snapshot lets them purge what the
+      // lagging member still needs.
+      for (int id = 0; id < QuorumFixture.PEERS; id++) {
+        if (id != lagging) {
+          quorum.stop(id);
+          quorum.start(id);
+        }
+      }
+      int leader = quorum.awaitLeader(Duration.ofSeconds(10));
+      for (int i = 4; i < 8; i++) {
+        addColorWithinMs(quorum.admin(leader), "s" + i, Duration.ofSeconds(10));
+      }
+      awaitSnapshot(quorum.storage(leader));
+      awaitPurged(quorum.storage(leader));
+
+      quorum.start(lagging);
+      long latest = quorum.member(leader).quorum().localTopology().orElseThrow().version();
+      awaitCondition(
+          "the returning member applied topology version " + latest,
+          () ->
+              quorum.member(lagging).quorum().localTopology().map(Topology::version).orElse(0L)
+                  >= latest);
+      // The returning member and the third one must now form a majority without the leader.
+      quorum.stop(leader);
+      int survivor = 3 - leader - lagging;
+      addColorWithinMs(quorum.admin(survivor), "after", Duration.ofSeconds(20));
+      try (AdminClient admin = AdminClient.connect(quorum.admin(lagging), Duration.ofSeconds(10))) {
+        assertThat(awaitColors(admin, 10)).contains("s0", "s7", "after");
+      }
+    }
+  }
+
+  /** Waits until the member's Raft log no longer starts at index 0 (a closed segment purged). */
+  private static void awaitPurged(Path storage) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (true) {
+      try (java.util.stream.Stream<Path> files = Files.walk(storage)) {
+        if (files.noneMatch(f -> f.getFileName().toString().startsWith("log_0-"))) {
+          return;
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the leader's first log segment was not purged within 20 s");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static void awaitCondition(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within 20 s: " + what);
+      }
+      Thread.sleep(20);
     }
   }
 
