@@ -4,8 +4,6 @@ import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
-import io.flexlog.core.error.TrimmedException;
-import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
@@ -30,11 +28,11 @@ import org.slf4j.LoggerFactory;
  * shard in the color's subtree, merged by a {@link SubscriptionMerger}, handed to the application
  * through a queue.
  *
- * <p>Flow control: each shard gets a window of {@code windowBytes}. The client grants a replica
- * credit for the part of the window not taken by that shard's records that it holds (buffered for
- * the merge, or released and not yet consumed by the application); a record is consumed when the
- * application takes it from the queue. So memory per subscription is bounded by the windows, and
- * the application's pace sets the replicas' pace.
+ * <p>Flow control ({@link SubscriptionCredits}): each shard gets a window of {@code windowBytes}.
+ * The client grants a replica credit for the part of the window not taken by that shard's records
+ * that it holds (buffered for the merge, or released and not yet consumed by the application); a
+ * record is consumed when the application takes it from the queue. So memory per subscription is
+ * bounded by the windows, and the application's pace sets the replicas' pace.
  *
  * <p>Topology changes: a join mark of a topology newer than the subscription's holds the merge and
  * makes the subscription open streams on the shards that joined; see {@link JoinMarks}.
@@ -58,7 +56,6 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private final String colorName;
   private final int colorId;
   private final long fromSn;
-  private final long windowBytes;
   private final long openTimeoutNs;
   private final long livenessTimeoutNs;
   private final int firstReplica;
@@ -71,31 +68,18 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   private final SubscriptionMerger merger;
   private final JoinMarks marks;
   private ShardStream[] streams;
-  private long[] held;
   private boolean stopped;
   private long silentStreams;
 
   /** The topology version the shard set comes from. */
   private long topologyVersion;
 
-  private final SubscriptionMerger.Sink sink =
-      new SubscriptionMerger.Sink() {
-        @Override
-        public void released(LogRecord record, int shard) {
-          released.add(record, shard);
-        }
-
-        @Override
-        public void dropped(LogRecord record, int shard) {
-          held[shard] -= SubscribeRecordsDescriptor.recordCost(record.payload().length);
-        }
-      };
-
   /** Shared with the application's thread. */
   private final SubscriptionQueue queue;
 
-  /** What one drain of the merge released, handed to the queue at once (one lock, one wakeup). */
-  private final SubscriptionQueue.Batch released = new SubscriptionQueue.Batch();
+  // Loop-confined.
+  private final SubscriptionCredits credits;
+  private final StreamErrors errors;
 
   /**
    * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
@@ -148,7 +132,6 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     this.colorName = color.name();
     this.colorId = color.id();
     this.fromSn = fromSn;
-    this.windowBytes = windowBytes;
     this.openTimeoutNs = openTimeoutNs;
     this.livenessTimeoutNs = livenessTimeoutNs;
     this.firstReplica = firstReplica;
@@ -161,8 +144,9 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     for (int i = 0; i < streams.length; i++) {
       streams[i] = new ShardStream(this, i, shards.get(i), firstReplica + i);
     }
-    this.held = new long[shards.size()];
     this.queue = new SubscriptionQueue(shards.size(), fromSn, windowBytes, loop, grantTask);
+    this.credits = new SubscriptionCredits(shards.size(), windowBytes, queue, ctx);
+    this.errors = new StreamErrors(this, colorName, colorId, ctx);
   }
 
   // ------------------------------------------------------------------ loop side
@@ -175,8 +159,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   }
 
   private void open(ShardStream stream) {
-    queue.absorbConsumed(held);
-    long credit = Math.max(0, windowBytes - held[stream.index]);
+    long credit = credits.openingCredit(stream.index);
     long resumeSn = merger.resumeSn(stream.index);
     // Only the subscriber's own start may be refused as trimmed; a resumption (or a start from 0)
     // continues after whatever was trimmed meanwhile.
@@ -188,9 +171,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
         stream,
         merger.resumeSn(stream.index),
         credit);
-    if (credit < windowBytes / 2) {
-      queue.markCreditLow();
-    }
+    credits.opened(credit);
   }
 
   /**
@@ -226,7 +207,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       long cost = SubscribeRecordsDescriptor.recordCost(record.payload().length);
       if (!merger.onRecord(stream.index, record)) {
         // Nothing it sent beyond what was released can be trusted: resume from there elsewhere.
-        merger.rewind(stream.index, sink);
+        merger.rewind(stream.index, credits);
         LOG.warn(
             "subscription to '{}': {} sent SN {} out of order; resuming the shard after SN {} at"
                 + " another replica",
@@ -237,7 +218,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
         failover(stream, true);
         return;
       }
-      held[stream.index] += cost;
+      credits.received(stream.index, cost);
     }
     progress(stream, SubscribeRecordsDescriptor.progress(frame));
   }
@@ -255,15 +236,15 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
 
   /** Releases what the merge may release, to the queue in one batch. */
   private void drain() {
-    merger.drain(sink);
-    queue.offer(released);
+    merger.drain(credits);
+    credits.offerReleased();
   }
 
   /** Lifts or moves the merge's hold after the marks changed: releases what may go. */
   @Override
   public void releaseHeld() {
     drain();
-    grantCredits();
+    credits.grant(streams);
   }
 
   /** Opens a stream from {@code startSn} on every shard of the subtree the subscription lacks. */
@@ -292,7 +273,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       ShardStream stream = new ShardStream(this, index, shard, firstReplica + index);
       streams = Arrays.copyOf(streams, index + 1);
       streams[index] = stream;
-      held = Arrays.copyOf(held, index + 1);
+      credits.addShard();
       queue.addShard();
       LOG.info(
           "subscription to '{}': shard {} joined at topology version {}",
@@ -335,7 +316,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     stream.onAnswer();
     merger.onProgress(stream.index, progress);
     drain();
-    grantCredits();
+    credits.grant(streams);
   }
 
   /** An ERROR frame carrying one of this subscription's stream ids. */
@@ -343,41 +324,11 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
     if (stopped || !stream.isStreaming()) {
       return;
     }
-    switch (code) {
-      case NOT_READY -> {
-        LOG.debug("subscription to '{}': {} refused: {}", colorName, stream, message);
-        failover(stream, false);
-      }
-      case UNKNOWN_COLOR, UNKNOWN_SHARD -> {
-        // The replica's topology and ours disagree: refetch ours, then retry or give up.
-        stream.park(ctx);
-        ctx.refreshMetadata(() -> afterRefresh(stream, message));
-      }
-      case TRIMMED ->
-          fail(new TrimmedException("subscription to color '" + colorName + "': " + message));
-      case INVALID_ARGUMENT, PROTOCOL, RECORD_TOO_LARGE ->
-          fail(FlexLogException.fromWire(code, message));
-      default -> {
-        LOG.debug("subscription to '{}': {} failed: {} {}", colorName, stream, code, message);
-        failover(stream, false);
-      }
-    }
-  }
-
-  private void afterRefresh(ShardStream stream, String message) {
-    if (stopped || stream.state != ShardStream.State.PARKED) {
-      return;
-    }
-    if (ctx.topology().color(colorId).filter(c -> c.name().equals(colorName)).isEmpty()) {
-      fail(new UnknownColorException("color '" + colorName + "' no longer exists: " + message));
-      return;
-    }
-    // We know the color and the shard, the replica does not yet: it is behind, try again.
-    failover(stream, false);
+    errors.onError(stream, code, message);
   }
 
   /** Leaves the stream's replica; reopens at the next one now unless it must back off. */
-  private void failover(ShardStream stream, boolean unsubscribe) {
+  void failover(ShardStream stream, boolean unsubscribe) {
     stream.fail(ctx, unsubscribe);
     if (ctx.nanoTime() - stream.retryAtNs >= 0) {
       open(stream);
@@ -474,26 +425,10 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
 
   private void onConsumed() {
     if (!stopped) {
-      grantCredits();
+      credits.grant(streams);
     } else {
-      queue.absorbConsumed(held);
+      credits.absorbConsumed();
     }
-  }
-
-  /** Tops up every stream whose replica could be given at least half a window. */
-  private void grantCredits() {
-    queue.absorbConsumed(held);
-    boolean low = false;
-    for (ShardStream stream : streams) {
-      if (stream.isStreaming()) {
-        long room = windowBytes - held[stream.index] - stream.replicaCredit();
-        if (room >= windowBytes / 2) {
-          stream.grant(ctx, room);
-        }
-        low |= stream.replicaCredit() < windowBytes / 2;
-      }
-    }
-    queue.creditLow(low);
   }
 
   // ------------------------------------------------------------------ the application's side

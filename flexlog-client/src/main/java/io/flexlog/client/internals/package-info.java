@@ -15,9 +15,10 @@
  *       shard of the subtree), {@code Trims} (TRIM every replica node of the subtree), {@code
  *       Subscriptions} (opens {@code ClientSubscription}s and routes their streams) and {@code
  *       ClientMetadata} (topology, refreshes, color lookups). A subscription is split into {@code
- *       ClientSubscription} (streams, failover, merge, credit), {@code ShardStream} (one shard's
- *       replica and backoff), {@code SubscriptionMerger} (SN order across shards), {@code
- *       JoinMarks} (topology marks) and {@code SubscriptionQueue} (the hand-over to the
+ *       ClientSubscription} (streams, failover, merge), {@code SubscriptionCredits} (held bytes and
+ *       credit per shard), {@code StreamErrors} (ERROR frames on a stream), {@code ShardStream}
+ *       (one shard's replica and backoff), {@code SubscriptionMerger} (SN order across shards),
+ *       {@code JoinMarks} (topology marks) and {@code SubscriptionQueue} (the hand-over to the
  *       application's thread).
  *   <li>Roles send only through {@code Outbound} (a frame to node N; one flush per loop turn), read
  *       time only from an injected {@code NanoClock} and delay work only through {@code

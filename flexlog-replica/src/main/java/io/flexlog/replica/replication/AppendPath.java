@@ -5,7 +5,6 @@ import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.AppendBatchDescriptor;
 import io.flexlog.core.util.TokenLongMap;
-import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -299,145 +298,32 @@ final class AppendPath {
     }
   }
 
-  // ---------------------------------------------------------------- token sync support
+  // ---------------------------------------------------------------- for AppendSync
 
-  /** The SN this replica knows for a token: committed, assigned this turn, or assigned early. */
-  long knownSn(long session, long sequence) {
-    long sn = committedTokens.get(session, sequence);
-    if (sn != Sn.NONE) {
-      return sn;
-    }
-    int slot = pending.find(session, sequence);
-    if (slot != PendingAppends.NONE) {
-      return pending.sn(slot);
-    }
-    return earlyAssignments.get(session, sequence);
+  /** The records stored here and not yet published as committed (shared with AppendSync). */
+  PendingAppends pending() {
+    return pending;
+  }
+
+  /** Committed SN per token within the dedup window (shared with AppendSync). */
+  TokenLongMap committedTokens() {
+    return committedTokens;
+  }
+
+  /** SNs that arrived before their record (shared with AppendSync). */
+  TokenLongMap earlyAssignments() {
+    return earlyAssignments;
   }
 
   /**
-   * Another replica of the shard has SN {@code sn} for a token: commits it here if this replica
-   * holds it pending without one.
-   *
-   * @return the SN this replica had for the token, {@link Sn#NONE} if none
+   * The turn's order requests that have tokens in them (AppendSync drops some on a lost link or a
+   * role move).
    */
-  long adopt(long session, long sequence, long sn) {
-    int slot = pending.find(session, sequence);
-    long mine = slot != PendingAppends.NONE ? pending.sn(slot) : knownSn(session, sequence);
-    if (mine == Sn.NONE && slot != PendingAppends.NONE) {
-      commit(slot, sn);
-    }
-    return mine;
-  }
-
-  /** True while the token is stored here without an SN (the sync phase waits for those). */
-  boolean isUnassigned(long session, long sequence) {
-    int slot = pending.find(session, sequence);
-    return slot != PendingAppends.NONE && pending.sn(slot) == Sn.NONE;
-  }
-
-  /**
-   * A record a peer committed at {@code sn}, fetched by the sync phase: commits this replica's
-   * pending copy at the same SN, or stores the record as committed here.
-   *
-   * @return false if the log has no room for it (fetch it again later)
-   */
-  boolean installFetched(
-      int shardId, int colorId, long session, long sequence, long sn, ByteBuf payload) {
-    long committed = committedTokens.get(session, sequence);
-    if (committed != Sn.NONE || sn <= storage.trimPoint(colorId)) {
-      return true; // known here (a different SN is reported by the token sync's check)
-    }
-    ColorLog log = shards.log(shardId, colorId);
-    if (log.index.address(sn) != SnIndex.NOT_FOUND) {
-      return true;
-    }
-    int slot = pending.find(session, sequence);
-    if (slot != PendingAppends.NONE) {
-      if (pending.sn(slot) == Sn.NONE) {
-        commit(slot, sn);
-      }
-      return true;
-    }
-    long address = storage.appendPending(shardId, colorId, session, sequence, payload);
-    if (address == LogStorage.NO_SPACE) {
-      return false;
-    }
-    earlyAssignments.remove(session, sequence);
-    commit(pending.add(session, sequence, address, shardId, colorId), sn);
-    requestTurn.run();
-    return true;
-  }
-
-  /** Puts the still unassigned ones of the given tokens into the turn's order requests. */
-  void requestUnassigned(int shardId, long[] sessions, long[] sequences, int count) {
-    for (int i = 0; i < count; i++) {
-      int slot = pending.find(sessions[i], sequences[i]);
-      if (slot != PendingAppends.NONE && pending.sn(slot) == Sn.NONE) {
-        batch(shardId, pending.color(slot)).add(sessions[i], sequences[i]);
-      }
-    }
-  }
-
-  /** The tokens of a shard still waiting for their SN. */
-  UnassignedTokens unassigned(int shardId) {
-    UnassignedTokens tokens = new UnassignedTokens(shardId);
-    pending.forEachUnassigned(tokens);
-    return tokens;
-  }
-
-  /** Collects the unassigned pending tokens of one shard. */
-  final class UnassignedTokens implements PendingAppends.SlotVisitor {
-    final int shardId;
-    long[] sessions = new long[16];
-    long[] sequences = new long[16];
-    int count;
-
-    UnassignedTokens(int shardId) {
-      this.shardId = shardId;
-    }
-
-    @Override
-    public void accept(int slot) {
-      if (pending.shard(slot) != shardId) {
-        return;
-      }
-      if (count == sessions.length) {
-        sessions = Arrays.copyOf(sessions, count * 2);
-        sequences = Arrays.copyOf(sequences, count * 2);
-      }
-      sessions[count] = pending.tokenSession(slot);
-      sequences[count] = pending.tokenSequence(slot);
-      count++;
-    }
+  List<OrderRequestBatch> activeBatches() {
+    return activeBatches;
   }
 
   // ---------------------------------------------------------------- the end of a turn
-
-  /**
-   * The link to a sequencer broke: the turn's order requests for the shards attached through it are
-   * dropped, never sent on the next link (which may reach a new process). Their tokens stay pending
-   * without an SN and go through the token sync when the link comes up again.
-   */
-  /** Drops the order requests of this turn built for a shard whose role moved. */
-  void dropOrderBatches(int shardId) {
-    for (int i = activeBatches.size() - 1; i >= 0; i--) {
-      OrderRequestBatch batch = activeBatches.get(i);
-      if (batch.shardId == shardId) {
-        batch.clear();
-        activeBatches.remove(i);
-      }
-    }
-  }
-
-  void onLinkLost(int sequencerId) {
-    for (int i = activeBatches.size() - 1; i >= 0; i--) {
-      OrderRequestBatch batch = activeBatches.get(i);
-      if (shards.sequencerOf(batch.shardId) == sequencerId) {
-        batch.clear();
-        activeBatches.remove(i);
-      }
-    }
-  }
 
   /** Sends the turn's ORDER_REQUESTs, one per (shard, color); call once the log is flushed. */
   void sendOrderRequests() {
@@ -527,7 +413,8 @@ final class AppendPath {
     pending.remove(slot);
   }
 
-  private void commit(int slot, long sn) {
+  /** Commits a pending slot at {@code sn}; published and acknowledged at the end of the turn. */
+  void commit(int slot, long sn) {
     long arrival = pending.arrivalNs(slot);
     if (arrival != 0) {
       colorMeters.orderLatency(runtime.nanoTime() - arrival);
@@ -540,7 +427,8 @@ final class AppendPath {
     committedSlots[committedCount++] = slot;
   }
 
-  private OrderRequestBatch batch(int shardId, int colorId) {
+  /** The turn's order request of a (shard, color), activated on first use in the turn. */
+  OrderRequestBatch batch(int shardId, int colorId) {
     long key = ((long) shardId << 32) | (colorId & 0xFFFF_FFFFL);
     OrderRequestBatch batch = batches.get(key);
     if (batch == null) {

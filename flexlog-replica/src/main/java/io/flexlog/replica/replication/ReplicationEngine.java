@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * The replication protocol of one replica node (docs/architecture.md#protocols, paper Alg. 1), free
  * of sockets and threads: the node's adapter hands it every frame as an {@code onXxx(connection,
  * frame)} call, it decodes the frame's fields and drives the state machine of the frame's concern:
- * {@link AppendPath} (pending, order, commit, ack), {@link ReadPath} (hold or decide), {@link
- * Trims}, {@link SubscriptionService}, {@link SyncPhase} with {@link TokenSync}, and {@link
- * ShardLogs} (watermarks and join marks). Replies are encoded by the {@link ReplicaPublisher}; the
- * {@link TurnConductor} ends each turn. See the package documentation for who talks to whom.
+ * {@link AppendPath} (pending, order, commit, ack; {@link AppendSync} its side of the sync phase),
+ * {@link ReadPath} (hold or decide), {@link Trims}, {@link SubscriptionService}, {@link SyncPhase}
+ * with {@link TokenSync}, and {@link ShardLogs} (watermarks and join marks). Replies are encoded by
+ * the {@link ReplicaPublisher}; the {@link TurnConductor} ends each turn. See the package
+ * documentation for who talks to whom.
  *
  * <p>Threading: every method runs on the thread of the {@link ReplicaRuntime}, the node's event
  * loop; the network adapters call in from it.
@@ -93,7 +94,7 @@ public final class ReplicationEngine {
     this.sync =
         new SyncPhase(
             shards,
-            appends,
+            new AppendSync(shards, storage, appends, requestTurn),
             storage,
             runtime,
             publisher,

@@ -30,7 +30,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   private static final Logger LOG = LoggerFactory.getLogger(SyncPhase.class);
 
   private final ShardLogs shards;
-  private final AppendPath appends;
+  private final AppendSync appends;
   private final ReplicaPublisher publisher;
   private final Runnable requestTurn;
   private final TokenSync tokenSync;
@@ -41,7 +41,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
    * Per shard, the tokens it held without an SN when its sequencer link last came up: until each
    * has one, this replica is not settled for the sync phase (see {@link RangeSync}).
    */
-  private final Int2ObjectHashMap<AppendPath.UnassignedTokens> oldTokens =
+  private final Int2ObjectHashMap<AppendSync.UnassignedTokens> oldTokens =
       new Int2ObjectHashMap<>();
 
   /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
@@ -49,7 +49,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
 
   SyncPhase(
       ShardLogs shards,
-      AppendPath appends,
+      AppendSync appends,
       LogStorage storage,
       ReplicaRuntime runtime,
       ReplicaPublisher publisher,
@@ -110,7 +110,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
         continue;
       }
       int[] peerIds = peersOf(shard);
-      AppendPath.UnassignedTokens tokens = appends.unassigned(shard.id());
+      AppendSync.UnassignedTokens tokens = appends.unassigned(shard.id());
       if (tokens.count == 0) {
         oldTokens.remove(shard.id());
         continue;
@@ -323,7 +323,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     if (shards.log(shardId, colorId).watermarkOnLink() < through) {
       return false; // responses with SNs up to through may still be on their way on this link
     }
-    AppendPath.UnassignedTokens old = oldTokens.get(shardId);
+    AppendSync.UnassignedTokens old = oldTokens.get(shardId);
     if (old == null) {
       return true;
     }

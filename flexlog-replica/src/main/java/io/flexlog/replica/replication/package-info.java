@@ -22,7 +22,9 @@
  *       join marks and lost links land here; every other state machine reads it.
  *   <li>{@code AppendPath}: APPEND stored as pending, its token batched into the turn's
  *       ORDER_REQUEST of its (shard, color), committed when its SN arrives (or at once, if the SN
- *       came first), acknowledged once durable; retries answered with the first SN.
+ *       came first), acknowledged once durable; retries answered with the first SN. {@code
+ *       AppendSync}: its side of the sync phase (the SN a token has here, adopted and fetched SNs,
+ *       the order requests of a lost link).
  *   <li>{@code ReadPath}: READ answered FOUND, ABSENT, TRIMMED or RETRY, or held until a commit or
  *       watermark decides it or its hold time passes on the runtime's clock.
  *   <li>{@code Trims}: TRIM. {@code RetentionPolicy} (with {@code RetentionSamples}): the colors'

@@ -13,7 +13,6 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.agrona.collections.Int2IntHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +54,7 @@ public final class OrderingService {
   private final ChildLinks childLinks;
   private final ParentLinks parentLinks;
   private final CatchUp catchUp;
+  private final TopologyInstall topologyInstall;
   private final Runnable endTurnTask = this::endTurn;
   private boolean turnScheduled;
 
@@ -97,6 +97,15 @@ public final class OrderingService {
         new ParentLinks(
             nodeId, incarnation, tables, broadcaster, childLinks, runtime, this::scheduleEndOfTurn);
     this.catchUp = new CatchUp(tables, broadcaster);
+    this.topologyInstall =
+        new TopologyInstall(
+            nodeId,
+            tables,
+            registry,
+            broadcaster,
+            childLinks,
+            parentLinks,
+            this::scheduleEndOfTurn);
   }
 
   /**
@@ -434,73 +443,14 @@ public final class OrderingService {
   /**
    * Applies a newer topology: roles for newly hosted colors, routes for new colors and shards,
    * connections to new parents. Ignores versions not newer than the current one, and refuses (with
-   * an error in the log) one that moves existing colors or shards.
+   * an error in the log) one that moves existing colors or shards. See {@link TopologyInstall}.
    */
   public void updateTopology(Topology newer) {
-    Topology current = tables.topology();
-    if (!TopologyChange.isNewer(current, newer)) {
-      LOG.debug(
-          "node {} ignores topology version {} (has {})",
-          nodeId,
-          newer.version(),
-          current.version());
-      return;
-    }
-    String problem = TopologyChange.problem(current, newer, nodeId);
-    if (problem != null) {
-      LOG.error("node {} refuses topology version {}: {}", nodeId, newer.version(), problem);
-      return;
-    }
-    // By color: a failover may take a hosted role away.
-    Int2IntHashMap shardsBefore = new Int2IntHashMap(-1);
-    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
-      shardsBefore.put(hosted.role.colorId(), hosted.role.shardCount());
-    }
-    tables.install(newer);
-    registry.update(newer);
-    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
-      int before = shardsBefore.get(hosted.role.colorId());
-      if (before >= 0 && hosted.role.shardCount() > before) {
-        writeJoinMark(hosted, newer.version(), before);
-      }
-    }
-    parentLinks.install();
-    parentLinks.onTopologyChanged();
-    childLinks.onTopologyChanged();
-    scheduleEndOfTurn();
-    LOG.info(
-        "sequencer node {} now at topology version {}, hosting {}",
-        nodeId,
-        newer.version(),
-        tables.routing().hostedColors());
+    topologyInstall.apply(newer);
   }
 
-  /**
-   * The subtree of a hosted color gained shards: takes the join mark, the next SN the role issues
-   * (every SN issued so far is below it, every SN a new shard can get is at or above it, also after
-   * an epoch change), and sends it to the replicas of the shards that were in the subtree before
-   * and down the child edges, behind everything already written to them and ahead of every later
-   * watermark (docs/architecture.md#subscribe). The new shards' replicas need none: a subscriber
-   * that streams from one already has a topology with them.
-   */
-  private void writeJoinMark(
-      OrderingTables.HostedColor hosted, long topologyVersion, int slotsBefore) {
-    OrderingRole role = hosted.role;
-    long markSn = role.watermark() + 1;
-    if (!hosted.marks.add(topologyVersion, markSn, slotsBefore)) {
-      return;
-    }
-    broadcaster.writeMark(role.colorId(), topologyVersion, markSn, role, slotsBefore);
-    childLinks.writeMark(role.colorId(), topologyVersion, markSn, hosted.edges);
-    LOG.info(
-        "color {}: subtree has {} shards at topology version {}; join mark at SN {}",
-        describe(role.color()),
-        role.shardCount(),
-        topologyVersion,
-        Sn.describe(markSn));
-  }
-
-  private static String describe(Color color) {
+  /** A color as log lines and errors name it: {@code id ('name')}. */
+  static String describe(Color color) {
     return color.id() + " ('" + color.name() + "')";
   }
 

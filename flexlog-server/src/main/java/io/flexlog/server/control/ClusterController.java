@@ -6,7 +6,6 @@ import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
-import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import java.io.IOException;
 import java.time.Duration;
@@ -202,12 +201,12 @@ public final class ClusterController {
         current = topology;
         Color existing = current.color(spec.name()).orElse(null);
         if (existing != null) {
-          requireSameSettings(current, existing, spec);
+          ColorCreation.requireSameSettings(current, existing, spec);
           color = existing;
           created = false;
           break;
         }
-        Topology next = withColor(current, spec);
+        Topology next = ColorCreation.withColor(current, spec);
         MetadataLog.Commit commit = log.commit(current, next);
         if (!commit.applied()) {
           if (commit.committed() == null) {
@@ -245,7 +244,7 @@ public final class ClusterController {
             color.name(),
             spec.parent(),
             color.sequencerId(),
-            describeShards(current, color),
+            ColorCreation.describeShards(current, color),
             current.version());
         publish(current, deadlineNs);
         break;
@@ -319,94 +318,6 @@ public final class ClusterController {
     return new AlterColorResult(color, true, current, unacknowledged(current));
   }
 
-  private static Topology withColor(Topology topology, ColorSpec spec) {
-    Color parent =
-        topology
-            .color(spec.parent())
-            .orElseThrow(
-                () ->
-                    new UnknownColorException(
-                        "cannot create color '"
-                            + spec.name()
-                            + "': parent color '"
-                            + spec.parent()
-                            + "' does not exist; the cluster has "
-                            + names(topology)));
-    int sequencerId =
-        spec.sequencerNodeId() != null ? spec.sequencerNodeId() : parent.sequencerId();
-    NodeAddress sequencer = topology.nodes().get(sequencerId);
-    if (sequencer == null || sequencer.kind() != NodeAddress.Kind.SEQUENCER) {
-      throw new InvalidArgumentException(
-          "cannot create color '"
-              + spec.name()
-              + "': node "
-              + sequencerId
-              + " is not a sequencer node (sequencer nodes: "
-              + nodeIds(topology, NodeAddress.Kind.SEQUENCER)
-              + ")");
-    }
-    int colorId = topology.colors().stream().mapToInt(Color::id).max().orElse(-1) + 1;
-    int firstShardId = topology.shards().stream().mapToInt(Shard::id).max().orElse(-1) + 1;
-    List<Color> colors = new ArrayList<>(topology.colors());
-    colors.add(
-        new Color(colorId, spec.name(), parent.id(), sequencerId, 0, spec.retentionOrDefault()));
-    List<Shard> shards = new ArrayList<>(topology.shards());
-    shards.addAll(
-        Placement.place(
-            topology, spec.name(), colorId, firstShardId, spec.shards(), spec.replicationFactor()));
-    return new Topology(
-        topology.version() + 1, List.copyOf(topology.nodes().values()), colors, shards);
-  }
-
-  private static void requireSameSettings(Topology topology, Color existing, ColorSpec spec) {
-    String parent =
-        existing.isRoot()
-            ? "(none: it is the root)"
-            : "'" + topology.color(existing.parentId()).orElseThrow().name() + "'";
-    List<Shard> own = ownShards(topology, existing);
-    boolean sameParent =
-        !existing.isRoot()
-            && topology.color(existing.parentId()).orElseThrow().name().equals(spec.parent());
-    boolean sameShards = own.size() == spec.shards();
-    boolean sameReplication =
-        own.stream().allMatch(s -> s.replicaNodeIds().size() == spec.replicationFactor());
-    boolean sameSequencer =
-        spec.sequencerNodeId() == null || spec.sequencerNodeId() == existing.sequencerId();
-    boolean sameRetention =
-        spec.retention() == null || spec.retention().equals(existing.retention());
-    if (sameParent && sameShards && sameReplication && sameSequencer && sameRetention) {
-      return;
-    }
-    throw new ColorExistsException(
-        "color '"
-            + existing.name()
-            + "' already exists with parent "
-            + parent
-            + ", "
-            + own.size()
-            + " shard(s) of "
-            + own.stream().mapToInt(s -> s.replicaNodeIds().size()).max().orElse(0)
-            + " replica(s), on sequencer node "
-            + existing.sequencerId()
-            + "; requested parent '"
-            + spec.parent()
-            + "', "
-            + spec.shards()
-            + " shard(s) of "
-            + spec.replicationFactor()
-            + " replica(s)"
-            + (spec.sequencerNodeId() == null
-                ? ""
-                : ", on sequencer node " + spec.sequencerNodeId())
-            + (sameRetention
-                ? ""
-                : "; it has "
-                    + existing.retention()
-                    + ", requested "
-                    + spec.retention()
-                    + " (change it with AlterColor: colors alter)"));
-  }
-
   // Every sequencer node gets the version before any replica node does.
   private void publish(Topology next, long deadlineNs) {
     applyLocal(next, NodeAddress.Kind.SEQUENCER);
@@ -473,30 +384,6 @@ public final class ClusterController {
       }
     }
     return missing.stream().sorted().toList();
-  }
-
-  static List<Shard> ownShards(Topology topology, Color color) {
-    return topology.shards().stream().filter(s -> s.colorId() == color.id()).toList();
-  }
-
-  private static String describeShards(Topology topology, Color color) {
-    StringBuilder b = new StringBuilder();
-    for (Shard shard : ownShards(topology, color)) {
-      b.append(b.isEmpty() ? "" : ", ").append(shard.id()).append(shard.replicaNodeIds());
-    }
-    return b.toString();
-  }
-
-  private static List<String> names(Topology topology) {
-    return topology.colors().stream().map(Color::name).sorted().toList();
-  }
-
-  private static List<Integer> nodeIds(Topology topology, NodeAddress.Kind kind) {
-    return topology.nodes().values().stream()
-        .filter(n -> n.kind() == kind)
-        .map(NodeAddress::id)
-        .sorted()
-        .toList();
   }
 
   /** The highest version each node acknowledged; waiters block on its monitor. */

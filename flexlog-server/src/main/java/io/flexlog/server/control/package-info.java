@@ -7,10 +7,11 @@
  *   <li>{@link io.flexlog.server.control.ClusterController} is the metadata authority, run by every
  *       node of the metadata quorum ({@code control.quorum}, on Apache Ratis; it commits through a
  *       {@link io.flexlog.server.control.MetadataLog}): it validates an AddColor ({@link
- *       io.flexlog.server.control.ColorSpec}), places the new shards ({@code Placement}: distinct
- *       replica nodes, least-loaded first), commits the new version, then hands it to the sequencer
- *       nodes first and to the replica nodes once those acknowledged (or after the apply timeout).
- *       Nodes in the same process are updated directly; the others watch.
+ *       io.flexlog.server.control.ColorSpec}), builds the next version with {@code ColorCreation}
+ *       (which places the new shards with {@code Placement}: distinct replica nodes, least-loaded
+ *       first), commits the new version, then hands it to the sequencer nodes first and to the
+ *       replica nodes once those acknowledged (or after the apply timeout). Nodes in the same
+ *       process are updated directly; the others watch.
  *   <li>{@link io.flexlog.server.control.AdminServer} serves {@link
  *       io.flexlog.server.control.AdminService}, the gRPC face of the controller, which converts
  *       messages and errors with {@code TopologyProtos} and {@code AdminErrors} (flexlog-core).

@@ -5,29 +5,16 @@ import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.TierableLog;
-import io.flexlog.replica.storage.TrimPoints;
 import io.flexlog.replica.storage.cache.RecordCache;
-import io.flexlog.replica.storage.segment.ChunkImage;
-import io.flexlog.replica.storage.segment.Segment;
 import io.flexlog.replica.storage.segment.SegmentStore;
-import io.flexlog.replica.storage.segment.SegmentWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.netty.buffer.ByteBuf;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The replica's storage as docs/architecture.md#storage describes it: three tiers behind one {@link
@@ -62,30 +49,11 @@ import org.slf4j.LoggerFactory;
  * Segment deletions after a trim also run on the tiering thread. One segment is written at a time.
  */
 public final class TieredLogStorage implements LogStorage {
-  private static final Logger LOG = LoggerFactory.getLogger(TieredLogStorage.class);
-  private static final long RETRY_AFTER_FAILURE_NS = TimeUnit.SECONDS.toNanos(1);
-
   private final TierableLog pm;
   private final RecordCache cache;
   private final SegmentStore segments;
   private final TierMetrics metrics;
-  private final long highWatermarkBytes;
-  private final long segmentBytes;
-  private final Executor tieringThread;
-  private final ExecutorService ownedTieringThread;
-  private final LongSupplier nanoClock;
-  private final SegmentWriter writer = new SegmentWriter();
-  private final Queue<TieringResult> finished = new ConcurrentLinkedQueue<>();
-  private final Runnable ownerCatchUp = this::catchUp;
-  private volatile Executor ownerWakeup;
-
-  private final int[] tieringChunks;
-  private int tieringCount;
-  private boolean retryAfterFailure;
-  private long retryAfterNs;
-  // Volatile: the tiering thread checks it before it touches PM (relevant for injected executors;
-  // close() waits for its own tiering thread).
-  private volatile boolean closed;
+  private final SegmentTiering tiering;
 
   private TieredLogStorage(
       TierableLog pm,
@@ -99,17 +67,16 @@ public final class TieredLogStorage implements LogStorage {
     this.cache = new RecordCache(config.cacheBytes());
     this.segments = new SegmentStore(config.segmentDir());
     this.metrics = new TierMetrics(registry, tags);
-    this.highWatermarkBytes = (long) (config.pmHighWatermark() * pm.capacityBytes());
-    // A segment is freed as a whole once written: keep it within half the room above the watermark
-    // so that, while it is written, appends still find space (a small PM tiers chunk by chunk).
-    this.segmentBytes =
-        Math.min(
-            config.segmentBytes(),
-            Math.max(pm.chunkSize(), (pm.capacityBytes() - highWatermarkBytes) / 2));
-    this.tieringThread = tieringThread;
-    this.ownedTieringThread = ownedTieringThread;
-    this.nanoClock = nanoClock;
-    this.tieringChunks = new int[pm.chunkCount()];
+    this.tiering =
+        new SegmentTiering(
+            pm,
+            segments,
+            metrics,
+            config,
+            tieringThread,
+            ownedTieringThread,
+            nanoClock,
+            this::publishMetrics);
     publishMetrics();
   }
 
@@ -156,10 +123,10 @@ public final class TieredLogStorage implements LogStorage {
       int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload) {
     long address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
     if (address == NO_SPACE) {
-      applyFinishedTiering();
+      tiering.applyFinished();
       address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
       if (address == NO_SPACE) {
-        startTiering(true); // full: whatever the watermark says
+        tiering.start(true); // full: whatever the watermark says
         return NO_SPACE;
       }
     }
@@ -175,16 +142,16 @@ public final class TieredLogStorage implements LogStorage {
   @Override
   public void flush() {
     pm.flush();
-    applyFinishedTiering();
-    startTieringIfNeeded();
+    tiering.applyFinished();
+    tiering.startIfNeeded();
     publishMetrics();
   }
 
   @Override
   public void trim(int colorId, long sn) {
     pm.trim(colorId, sn);
-    applyFinishedTiering();
-    deleteTrimmedSegments();
+    tiering.applyFinished();
+    tiering.deleteTrimmedSegments();
     publishMetrics();
   }
 
@@ -306,109 +273,7 @@ public final class TieredLogStorage implements LogStorage {
    */
   @Override
   public void wakeOwnerWith(Executor ownerExecutor) {
-    this.ownerWakeup = ownerExecutor;
-  }
-
-  /** Owner thread, posted by the tiering thread: apply what finished, go on if still above. */
-  private void catchUp() {
-    if (closed) {
-      return;
-    }
-    applyFinishedTiering();
-    startTieringIfNeeded();
-    publishMetrics();
-  }
-
-  /** Starts copying the oldest chunks to a segment when PM is above its high watermark. */
-  private void startTieringIfNeeded() {
-    startTiering(false);
-  }
-
-  /**
-   * Starts copying the oldest chunks to a segment, if none is being written and PM is above its
-   * high watermark or {@code full}, and not within a second of a failed attempt.
-   */
-  private void startTiering(boolean full) {
-    if (tieringCount > 0
-        || closed
-        || (!full && pm.usedBytes() <= highWatermarkBytes)
-        || (retryAfterFailure && nanoClock.getAsLong() - retryAfterNs < 0)) {
-      return;
-    }
-    retryAfterFailure = false;
-    int count = pm.beginTiering(segmentBytes, tieringChunks);
-    if (count == 0) {
-      return; // the oldest chunk is the open one or still has a pending entry
-    }
-    tieringCount = count;
-    int[] indexes = Arrays.copyOf(tieringChunks, count);
-    long[] sequences = new long[count];
-    int[] ends = new int[count];
-    for (int i = 0; i < count; i++) {
-      sequences[i] = pm.chunkSequence(indexes[i]);
-      ends[i] = pm.entriesEnd(indexes[i]);
-    }
-    TrimPoints trims = pm.trimPoints();
-    Path dir = segments.dir();
-    tieringThread.execute(() -> copyToSegment(dir, indexes, sequences, ends, trims));
-  }
-
-  /** Runs on the tiering thread: reads the chunks it was handed, writes and fsyncs a segment. */
-  private void copyToSegment(
-      Path dir, int[] indexes, long[] sequences, int[] ends, TrimPoints trims) {
-    if (closed) {
-      return; // PM may be unmapped; the chunks are still in PM for the next start
-    }
-    try {
-      List<ChunkImage> images = new ArrayList<>(indexes.length);
-      long bytes = 0;
-      for (int i = 0; i < indexes.length; i++) {
-        images.add(new ChunkImage(sequences[i], pm.readChunk(indexes[i], ends[i])));
-        bytes += ends[i];
-      }
-      Segment segment =
-          writer.write(dir, sequences[0], sequences[sequences.length - 1], images, trims);
-      finished.add(new TieringResult(segment, bytes, null));
-    } catch (RuntimeException | Error e) {
-      finished.add(new TieringResult(null, 0, e));
-    }
-    Executor owner = ownerWakeup;
-    if (owner != null) {
-      try {
-        owner.execute(ownerCatchUp);
-      } catch (RejectedExecutionException e) {
-        // The owner is shutting down: the result is applied at its next flush, or recovered.
-      }
-    }
-  }
-
-  /** Owner thread: installs finished segments and frees their PM chunks. */
-  private void applyFinishedTiering() {
-    TieringResult result;
-    while ((result = finished.poll()) != null) {
-      if (result.segment() != null) {
-        segments.add(result.segment()); // readable from SSD before PM lets go
-        pm.finishTiering(tieringChunks, tieringCount, true);
-        metrics.tieringMoves.increment();
-        metrics.tieringBytes.increment(result.chunkBytes());
-        deleteTrimmedSegments();
-      } else {
-        pm.finishTiering(tieringChunks, tieringCount, false);
-        retryAfterFailure = true;
-        retryAfterNs = nanoClock.getAsLong() + RETRY_AFTER_FAILURE_NS;
-        LOG.error(
-            "tiering to {} failed, PM keeps the chunks and retries in 1 s",
-            segments.dir(),
-            result.error());
-      }
-      tieringCount = 0;
-    }
-  }
-
-  private void deleteTrimmedSegments() {
-    for (Path file : segments.removeTrimmed(pm.trimPoints())) {
-      tieringThread.execute(() -> SegmentStore.delete(file));
-    }
+    tiering.wakeOwnerWith(ownerExecutor);
   }
 
   // ---------------------------------------------------------------- recovery and state
@@ -447,7 +312,7 @@ public final class TieredLogStorage implements LogStorage {
 
   /** True while a segment is being written. */
   public boolean isTiering() {
-    return tieringCount > 0;
+    return tiering.isTiering();
   }
 
   public RecordCache cache() {
@@ -475,28 +340,10 @@ public final class TieredLogStorage implements LogStorage {
    */
   @Override
   public void close() {
-    if (closed) {
+    if (tiering.isClosed()) {
       return;
     }
-    closed = true;
-    if (ownedTieringThread != null) {
-      ownedTieringThread.shutdown();
-      boolean interrupted = false;
-      // Uninterruptibly: closing PM under a running copy would unmap memory it is reading.
-      while (true) {
-        try {
-          if (ownedTieringThread.awaitTermination(10, TimeUnit.SECONDS)) {
-            break;
-          }
-          LOG.warn("waiting for the tiering thread of {} to finish", segments.dir());
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    tiering.close();
     cache.close();
     metrics.close();
     pm.close();
@@ -504,7 +351,7 @@ public final class TieredLogStorage implements LogStorage {
   }
 
   private void checkOpen() {
-    if (closed) {
+    if (tiering.isClosed()) {
       throw new IllegalStateException("tiered storage on " + segments.dir() + " is closed");
     }
   }
@@ -513,7 +360,4 @@ public final class TieredLogStorage implements LogStorage {
     metrics.publish(
         pm.usedBytes(), pm.capacityBytes(), segments.bytes(), segments.count(), cache.usedBytes());
   }
-
-  /** What the tiering thread hands back: a written segment, or why it failed. */
-  private record TieringResult(Segment segment, long chunkBytes, Throwable error) {}
 }

@@ -8,7 +8,8 @@
  * <ul>
  *   <li>{@link io.flexlog.replica.storage.tier.TieredLogStorage} is the engine; {@link
  *       io.flexlog.replica.storage.tier.TieredStorageConfig} its validated settings; {@code
- *       TierMetrics} its Micrometer meters. {@code StorageEngines.openTiered} builds it.
+ *       TierMetrics} its Micrometer meters; {@code SegmentTiering} moves its PM chunks to segments
+ *       (the tiering thread, the hand-back, retries). {@code StorageEngines.openTiered} builds it.
  *   <li>It reaches the PM engine only through {@code TierableLog}, passed in typed at construction:
  *       appends, commits and flushes go to PM, reads to whichever tier holds the address, and whole
  *       chunks move from PM to a segment through the tiering hand-off ({@code beginTiering}, {@code
