@@ -9,6 +9,7 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Retention;
 import io.flexlog.server.control.ColorSpec;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -152,14 +153,7 @@ final class ColorsCommand implements Runnable {
           retentionText,
           result.topologyVersion());
       out.flush();
-      if (!result.unacknowledgedNodeIds().isEmpty()) {
-        PrintWriter err = spec.commandLine().getErr();
-        err.printf(
-            "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
-                + " they reconnect%n",
-            result.unacknowledgedNodeIds(), result.topologyVersion());
-        err.flush();
-      }
+      warnUnacknowledged(spec, result.unacknowledgedNodeIds(), result.topologyVersion());
       return 0;
     }
   }
@@ -223,16 +217,23 @@ final class ColorsCommand implements Runnable {
           ColorsTarget.retention(response.getColor()),
           response.getTopologyVersion());
       out.flush();
-      if (response.getUnacknowledgedNodeIdsCount() > 0) {
-        PrintWriter err = spec.commandLine().getErr();
-        err.printf(
-            "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
-                + " they reconnect%n",
-            response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
-        err.flush();
-      }
+      warnUnacknowledged(
+          spec, response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
       return 0;
     }
+  }
+
+  /** A warning on stderr naming the nodes that have not applied the new topology version yet. */
+  private static void warnUnacknowledged(CommandSpec spec, List<Integer> nodeIds, long version) {
+    if (nodeIds.isEmpty()) {
+      return;
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    err.printf(
+        "flexlog: warning: nodes %s have not applied topology version %d yet; they get it when"
+            + " they reconnect%n",
+        nodeIds, version);
+    err.flush();
   }
 
   private static void checkRetention(CommandSpec spec, String option, Long value) {

@@ -169,7 +169,20 @@ public final class ClusterController {
     acks.ack(nodeId, version);
   }
 
-  private static void sleepBeforeRetry() {
+  /**
+   * The quorum was started but its first topology is not committed yet (the node bootstraps it as
+   * it starts): waits a little before the caller tries again, or fails once the apply timeout has
+   * passed.
+   */
+  private static void awaitBootstrap(String verb, String colorName, long deadlineNs) {
+    if (System.nanoTime() - deadlineNs > 0) {
+      throw new MetadataUnavailableException(
+          "cannot "
+              + verb
+              + " color '"
+              + colorName
+              + "' yet: the metadata quorum holds no topology (it is being bootstrapped); retry");
+    }
     try {
       Thread.sleep(50);
     } catch (InterruptedException e) {
@@ -210,16 +223,7 @@ public final class ClusterController {
         MetadataLog.Commit commit = log.commit(current, next);
         if (!commit.applied()) {
           if (commit.committed() == null) {
-            // The quorum was started but its first topology is not committed yet (the node
-            // bootstraps it as it starts): wait for that, up to the apply timeout.
-            if (System.nanoTime() - deadlineNs > 0) {
-              throw new MetadataUnavailableException(
-                  "cannot create color '"
-                      + spec.name()
-                      + "' yet: the metadata quorum holds no topology (it is being"
-                      + " bootstrapped); retry");
-            }
-            sleepBeforeRetry();
+            awaitBootstrap("create", spec.name(), deadlineNs);
             attempt--;
             continue;
           }
@@ -291,15 +295,7 @@ public final class ClusterController {
           break;
         }
         if (commit.committed() == null) {
-          // The quorum's first topology is not committed yet: wait for it, as addColor does.
-          if (System.nanoTime() - deadlineNs > 0) {
-            throw new MetadataUnavailableException(
-                "cannot alter color '"
-                    + change.name()
-                    + "' yet: the metadata quorum holds no topology (it is being bootstrapped);"
-                    + " retry");
-          }
-          sleepBeforeRetry();
+          awaitBootstrap("alter", change.name(), deadlineNs);
           attempt--;
           continue;
         }
