@@ -287,7 +287,8 @@ public final class FlexLog implements AutoCloseable {
     core.close();
   }
 
-  private static <T> T await(CompletableFuture<T> future) {
+  /** The future's value, or its failure as a FlexLogException; shared with FlexLogAdmin. */
+  static <T> T await(CompletableFuture<T> future) {
     try {
       return future.get();
     } catch (InterruptedException e) {

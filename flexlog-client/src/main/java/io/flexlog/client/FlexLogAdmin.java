@@ -1,7 +1,6 @@
 package io.flexlog.client;
 
 import io.flexlog.client.internals.AdminCalls;
-import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.protocol.ColorEntry;
 import io.flexlog.core.protocol.CreateColorDescriptor;
 import io.flexlog.core.protocol.DescribeClusterDescriptor;
@@ -10,8 +9,6 @@ import io.flexlog.core.protocol.MessageType;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Administers a FlexLog cluster from Java, like Kafka's {@code Admin}: create, describe and list
@@ -87,7 +84,7 @@ public final class FlexLogAdmin implements AutoCloseable {
    *     leader or no admin service answered; the color may still appear: retrying is safe
    */
   public CreateColorResult createColor(NewColor color) {
-    return await(createColorAsync(color));
+    return FlexLog.await(createColorAsync(color));
   }
 
   /** {@link #createColor} without waiting. */
@@ -112,7 +109,7 @@ public final class FlexLogAdmin implements AutoCloseable {
 
   /** Every color of the cluster, in id order. */
   public List<ColorDescription> listColors() {
-    return await(listColorsAsync());
+    return FlexLog.await(listColorsAsync());
   }
 
   /** {@link #listColors} without waiting. */
@@ -127,7 +124,7 @@ public final class FlexLogAdmin implements AutoCloseable {
    * @throws io.flexlog.core.error.UnknownColorException when the cluster has no color of that name
    */
   public ColorDescription describeColor(String name) {
-    return await(describeColorAsync(name));
+    return FlexLog.await(describeColorAsync(name));
   }
 
   /** {@link #describeColor} without waiting. */
@@ -150,7 +147,7 @@ public final class FlexLogAdmin implements AutoCloseable {
 
   /** The cluster's nodes, colors and shards, its record size limit and its admin services. */
   public ClusterDescription describeCluster() {
-    return await(describeClusterAsync());
+    return FlexLog.await(describeClusterAsync());
   }
 
   /** {@link #describeCluster} without waiting. */
@@ -184,23 +181,5 @@ public final class FlexLogAdmin implements AutoCloseable {
   @Override
   public void close() {
     calls.close();
-  }
-
-  private static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FlexLogException("interrupted", e);
-    } catch (ExecutionException | CompletionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof FlexLogException f) {
-        throw f;
-      }
-      if (cause instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new FlexLogException(String.valueOf(cause), cause);
-    }
   }
 }
