@@ -258,6 +258,9 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     int[] peerIds = peersOf(shards.shard(log.shardId));
     if (peerIds.length == 0 || !tokenSync.enabled()) {
       appends.requestUnassigned(log.shardId, sessions, sequences, count);
+      // This runs after the turn's order requests went out: another turn sends these, without
+      // waiting for some unrelated event to end one.
+      requestTurn.run();
     } else {
       tokenSync.start(log.shardId, sequencerId, incarnation, peerIds, sessions, sequences, count);
     }

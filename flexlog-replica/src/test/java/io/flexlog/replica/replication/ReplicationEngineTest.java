@@ -207,8 +207,33 @@ class ReplicationEngineTest {
     ack.release();
   }
 
+  /**
+   * A token that reaches a shard still syncing after a role move, once the new leader's link is up,
+   * is ordered in the turn after it is released: nothing else (no retry, no watermark) has to come
+   * along and end another turn first. The CI run of 2026-11-26 timed out in TopologyUpdateOrderTest
+   * because the batch waited for such an event.
+   */
+  @Test
+  void shouldOrderATokenHeldAfterARoleMoveWithoutWaitingForAnotherEvent() {
+    watermark(EPOCH_1);
+    // A shard of one replica: no peer to synchronise with, no fetch whose answer ends a turn.
+    engine.updateTopology(topologyWithRole(2, 3, 2, List.of(1)));
+    engine.onSequencerLinkUp(3, 1);
+    loop.runPendingTasks();
+
+    append(7, 1, "after the move");
+
+    assertThat(orderRequests).as("order requests sent to the new leader").hasSize(1);
+    assertThat(orderRequests.get(0)).containsExactly(7, 1);
+  }
+
   /** {@link #topology()} plus sequencer node 3, with global led by {@code leader}. */
   private static Topology topologyWithRole(long version, int leader, int roleEpoch) {
+    return topologyWithRole(version, leader, roleEpoch, List.of(1, 2));
+  }
+
+  private static Topology topologyWithRole(
+      long version, int leader, int roleEpoch, List<Integer> replicas) {
     return new Topology(
         version,
         List.of(
@@ -217,7 +242,7 @@ class ReplicationEngineTest {
             new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3),
             new NodeAddress(3, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 4)),
         List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, leader, roleEpoch)),
-        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
+        List.of(new Shard(SHARD, GLOBAL, replicas)));
   }
 
   @Test
