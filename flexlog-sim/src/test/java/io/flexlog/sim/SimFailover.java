@@ -341,6 +341,18 @@ final class SimFailover {
     public Topology topology() {
       return views.get(nodeId).topology();
     }
+
+    // The simulated quorum has no leader of its own: it never reports followers, so no node hands
+    // its leadership on (the hand-off is tested with the real quorum in MetadataQuorumTest).
+    @Override
+    public List<Integer> responsiveFollowers() {
+      return List.of();
+    }
+
+    @Override
+    public void handLeadershipTo(int node) {
+      throw new AssertionError("the simulated quorum has no leader to hand on");
+    }
   }
 
   static long heartbeatMs() {

@@ -218,7 +218,7 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
    * A client that makes one attempt per request ({@link #call} retries), sending first to {@code
    * leader} when this node knows the quorum's leader.
    */
-  private static RaftClient client(RaftGroup group, RaftPeerId leader) {
+  static RaftClient client(RaftGroup group, RaftPeerId leader) {
     RaftProperties properties = new RaftProperties();
     RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
     RaftClientConfigKeys.Rpc.setRequestTimeout(
@@ -242,6 +242,11 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
   /** The quorum's configuration. */
   public QuorumConfig config() {
     return config;
+  }
+
+  /** Where the quorum's leadership sits, and moving it (see {@link QuorumLeadership}). */
+  QuorumLeadership leadership() {
+    return new QuorumLeadership(selfId, server, group);
   }
 
   /**

@@ -55,9 +55,34 @@ public final class RoleLeaseKeeper {
     /** The topology of this node's copy of the metadata, or null before the first. */
     Topology topology();
 
+    /**
+     * The quorum members that answered this node lately while it leads the quorum; empty when it
+     * does not lead the quorum. No round trip.
+     */
+    List<Integer> responsiveFollowers();
+
+    /** Starts handing the quorum's leadership to {@code nodeId}; returns at once. */
+    void handLeadershipTo(int nodeId);
+
     /** Adapts a {@link MetadataQuorum}. */
     static Quorum of(MetadataQuorum quorum) {
+      QuorumLeadership leadership = quorum.leadership();
       return new Quorum() {
+        @Override
+        public List<Integer> responsiveFollowers() {
+          return leadership.responsiveFollowers();
+        }
+
+        @Override
+        public void handLeadershipTo(int nodeId) {
+          // Off the heartbeat thread: renewals must not wait for Ratis to finish the hand-off.
+          Thread handOff =
+              new Thread(
+                  () -> leadership.transferTo(nodeId), "flexlog-quorum-handoff-" + quorum.selfId());
+          handOff.setDaemon(true);
+          handOff.start();
+        }
+
         @Override
         public RoleCommand.Reply renew(int colorId, int nodeId, int epoch) {
           return quorum.renewRole(colorId, nodeId, epoch);
@@ -106,6 +131,9 @@ public final class RoleLeaseKeeper {
     }
   }
 
+  /** Lease periods between two hand-offs of the quorum's leadership. */
+  static final int HAND_OFF_INTERVAL_LEASES = 10;
+
   private final int selfId;
   private final int nodeEpoch;
   private final List<Integer> backups;
@@ -124,6 +152,11 @@ public final class RoleLeaseKeeper {
 
   /** Colors whose last renewal or take failed for want of the quorum; tick thread only. */
   private final IntHashSet failing = new IntHashSet();
+
+  /** When this node last handed the quorum's leadership away (see {@link #placeQuorumLeader}). */
+  private long handedOffAtNs;
+
+  private boolean handedOff;
 
   private record Seen(int leader, int epoch, long renewals, long sinceNs) {}
 
@@ -182,6 +215,50 @@ public final class RoleLeaseKeeper {
         } else {
           LOG.debug("node {}: lease of color {}: {}", selfId, color.id(), e.getMessage());
         }
+      }
+    }
+    placeQuorumLeader(quorum.leases());
+  }
+
+  /**
+   * Keeps the metadata quorum's leader off the role leaders (docs/architecture.md, "Sequencer
+   * failover"): when this node leads a role and the quorum, it hands the quorum to a responsive
+   * backup that leads no role. Otherwise a crash of this node would make the backups wait for a
+   * quorum election (its timeout is longer than the lease) before they could take its roles. At
+   * most one hand-off per {@link #HAND_OFF_INTERVAL_LEASES} lease periods, so a failing one does
+   * not repeat at every heartbeat.
+   */
+  private void placeQuorumLeader(Map<Integer, RoleLease> leases) {
+    if (leading.isEmpty()) {
+      return;
+    }
+    long now = nanoClock.getAsLong();
+    if (handedOff && now - handedOffAtNs < HAND_OFF_INTERVAL_LEASES * timing.lease().toNanos()) {
+      return;
+    }
+    List<Integer> responsive = quorum.responsiveFollowers();
+    if (responsive.isEmpty()) {
+      return;
+    }
+    IntHashSet roleLeaders = new IntHashSet();
+    for (RoleLease lease : leases.values()) {
+      roleLeaders.add(lease.leaderNodeId());
+    }
+    for (int candidate : backups) {
+      if (candidate != selfId
+          && responsive.contains(candidate)
+          && !roleLeaders.contains(candidate)) {
+        handedOff = true;
+        handedOffAtNs = now;
+        LOG.info(
+            "node {} leads the metadata quorum and role(s) of color(s) {}; handing the quorum to"
+                + " node {}, which leads no role, so that a crash of this node needs no quorum"
+                + " election before a backup takes its roles",
+            selfId,
+            leading.keySet(),
+            candidate);
+        quorum.handLeadershipTo(candidate);
+        return;
       }
     }
   }

@@ -318,6 +318,42 @@ class MetadataQuorumTest {
     }
   }
 
+  /**
+   * Wherever Ratis first puts the quorum's leader, it ends up on a node that leads no role, so that
+   * the crash of global's leader never needs a quorum election before a backup takes the role.
+   */
+  @Test
+  void shouldMoveTheQuorumLeaderOffTheRoleLeader() throws Exception {
+    RoleLeaseKeeper.Timing timing = RoleLeaseKeeper.Timing.DEFAULT;
+    try (QuorumFixture quorum = new QuorumFixture(dir, TIMEOUT, 1000).startAll()) {
+      int quorumLeader = quorum.awaitLeader(Duration.ofSeconds(10));
+      // Global's role is seeded on node 0: put the quorum's leader there too, to start from.
+      if (quorumLeader != 0) {
+        assertThat(quorum.member(quorumLeader).quorum().leadership().transferTo(0)).isTrue();
+      }
+      assertThat(quorum.awaitLeader(Duration.ofSeconds(10))).isZero();
+      RoleLeaseKeeper[] keepers = new RoleLeaseKeeper[QuorumFixture.PEERS];
+      for (int i = 0; i < QuorumFixture.PEERS; i++) {
+        keepers[i] = quorum.member(i).keepRoleLeases(1, List.of(0, 1, 2), timing);
+      }
+      awaitIssuer(quorum, keepers, 0, Duration.ofSeconds(10));
+      int roleLeader = quorum.member(0).quorum().localLeases().get(0).leaderNodeId();
+      assertThat(roleLeader).isZero();
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      int now = quorum.awaitLeader(Duration.ofSeconds(10));
+      while (now == roleLeader && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+        now = quorum.awaitLeader(Duration.ofSeconds(10));
+      }
+      assertThat(now)
+          .as("the quorum's leader, with global led by node %d", roleLeader)
+          .isNotEqualTo(roleLeader);
+      RoleLease lease = quorum.member(now).quorum().localLeases().get(0);
+      assertThat(lease.leaderNodeId()).as("the role stays where it was").isEqualTo(roleLeader);
+    }
+  }
+
   /** Waits until node {@code nodeId}'s controller knows color 0's role epoch {@code epoch}. */
   private static void awaitRoleEpoch(QuorumFixture quorum, int nodeId, int epoch)
       throws InterruptedException {

@@ -228,6 +228,18 @@ class RoleLeaseSimulationTest {
       public Topology topology() {
         return node.viewTopology;
       }
+
+      // This model of the quorum has no leader of its own: it never reports followers, so no node
+      // hands its leadership on (the hand-off is tested in RoleLeaseKeeperHandOffTest).
+      @Override
+      public List<Integer> responsiveFollowers() {
+        return List.of();
+      }
+
+      @Override
+      public void handLeadershipTo(int nodeId) {
+        throw new AssertionError("this model of the quorum has no leader to hand on");
+      }
     }
   }
 

@@ -1,0 +1,104 @@
+package io.flexlog.server.control.quorum;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leadership of this node's Ratis group, seen from this node, and handing it to another member
+ * (docs/architecture.md, "Sequencer failover": the quorum's leader keeps away from role leaders, so
+ * that a role leader's crash never also needs a quorum election before a backup can take the role).
+ *
+ * <p>Threading: any thread; {@link #transferTo} blocks up to {@link #TRANSFER_TIMEOUT_MS}.
+ */
+final class QuorumLeadership {
+  private static final Logger LOG = LoggerFactory.getLogger(QuorumLeadership.class);
+
+  /** How long Ratis may take to bring the new leader up to date and elect it. */
+  static final long TRANSFER_TIMEOUT_MS = 1000;
+
+  /** A follower that answered the leader within this many milliseconds counts as responsive. */
+  static final long RESPONSIVE_MS = 300;
+
+  private final int selfId;
+  private final RaftServer server;
+  private final RaftGroup group;
+
+  QuorumLeadership(int selfId, RaftServer server, RaftGroup group) {
+    this.selfId = selfId;
+    this.server = server;
+    this.group = group;
+  }
+
+  /**
+   * The members that answered this node within {@link #RESPONSIVE_MS}, when this node leads the
+   * group; empty when it does not.
+   */
+  List<Integer> responsiveFollowers() {
+    RoleInfoProto role;
+    try {
+      role = server.getDivision(group.getGroupId()).getInfo().getRoleInfoProto();
+    } catch (IOException e) {
+      return List.of();
+    }
+    if (!role.hasLeaderInfo()) {
+      return List.of();
+    }
+    List<Integer> responsive = new ArrayList<>();
+    for (ServerRpcProto follower : role.getLeaderInfo().getFollowerInfoList()) {
+      if (follower.getLastRpcElapsedTimeMs() <= RESPONSIVE_MS) {
+        String id = follower.getId().getId().toStringUtf8();
+        if (id.startsWith("node-")) {
+          responsive.add(Integer.parseInt(id.substring("node-".length())));
+        }
+      }
+    }
+    return responsive;
+  }
+
+  private boolean leads() {
+    try {
+      return server.getDivision(group.getGroupId()).getInfo().isLeader();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Asks Ratis to make {@code nodeId} the group's leader (this node must lead it now).
+   *
+   * @return whether the leadership moved
+   */
+  boolean transferTo(int nodeId) {
+    try (RaftClient client = MetadataQuorum.client(group, MetadataQuorum.peerId(selfId))) {
+      RaftClientReply reply =
+          client.admin().transferLeadership(MetadataQuorum.peerId(nodeId), TRANSFER_TIMEOUT_MS);
+      if (!reply.isSuccess()) {
+        LOG.info(
+            "node {}: handing the metadata quorum's leadership to node {} failed: {}",
+            selfId,
+            nodeId,
+            reply.getException());
+      }
+      return reply.isSuccess();
+    } catch (IOException e) {
+      if (!leads()) {
+        return true; // the reply was lost as the leadership moved (its stream is cancelled)
+      }
+      LOG.info(
+          "node {}: handing the metadata quorum's leadership to node {} failed: {}",
+          selfId,
+          nodeId,
+          e.toString());
+      return false;
+    }
+  }
+}

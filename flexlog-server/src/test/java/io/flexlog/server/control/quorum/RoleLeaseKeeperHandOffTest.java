@@ -1,0 +1,145 @@
+package io.flexlog.server.control.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.NodeAddress.Kind;
+import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.Topology;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The keeper keeps the metadata quorum's leader off the role leaders: a node that leads a role and
+ * the quorum hands the quorum to a responsive backup that leads no role, and to nobody else.
+ */
+class RoleLeaseKeeperHandOffTest {
+  private static final RoleLeaseKeeper.Timing TIMING = RoleLeaseKeeper.Timing.DEFAULT;
+
+  private long nowNs = 1_000_000_000L;
+  private final Map<Integer, RoleLease> leases = new HashMap<>();
+  private final List<Integer> handedTo = new ArrayList<>();
+  private List<Integer> responsive = List.of();
+
+  private static Topology topology() {
+    List<NodeAddress> nodes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      nodes.add(new NodeAddress(i, Kind.SEQUENCER, "127.0.0.1", 1000 + i));
+    }
+    nodes.add(new NodeAddress(3, Kind.REPLICA, "127.0.0.1", 1003));
+    return new Topology(
+        1,
+        nodes,
+        List.of(
+            new Color(Color.GLOBAL_ID, Color.GLOBAL, Color.NO_PARENT, 0),
+            new Color(1, "orders", Color.GLOBAL_ID, 1)),
+        List.of(new Shard(0, 1, List.of(3))));
+  }
+
+  private final RoleLeaseKeeper.Quorum quorum =
+      new RoleLeaseKeeper.Quorum() {
+        @Override
+        public RoleCommand.Reply renew(int colorId, int nodeId, int epoch) {
+          RoleLease lease = leases.get(colorId);
+          RoleLease renewed = new RoleLease(colorId, nodeId, epoch, lease.renewals() + 1);
+          leases.put(colorId, renewed);
+          return new RoleCommand.Reply(true, renewed);
+        }
+
+        @Override
+        public RoleCommand.Reply take(int colorId, int nodeId, RoleLease seen, int minEpoch) {
+          int epoch = Math.max(minEpoch, seen == null ? 1 : seen.epoch() + 1);
+          RoleLease taken = new RoleLease(colorId, nodeId, epoch, 0);
+          leases.put(colorId, taken);
+          return new RoleCommand.Reply(true, taken);
+        }
+
+        @Override
+        public Map<Integer, RoleLease> leases() {
+          return Map.copyOf(leases);
+        }
+
+        @Override
+        public Topology topology() {
+          return RoleLeaseKeeperHandOffTest.topology();
+        }
+
+        @Override
+        public List<Integer> responsiveFollowers() {
+          return responsive;
+        }
+
+        @Override
+        public void handLeadershipTo(int nodeId) {
+          handedTo.add(nodeId);
+        }
+      };
+
+  private RoleLeaseKeeper keeper(int selfId) {
+    return new RoleLeaseKeeper(selfId, 1, List.of(0, 1, 2), quorum, () -> nowNs, TIMING);
+  }
+
+  private void advance(Duration d) {
+    nowNs += d.toNanos();
+  }
+
+  @Test
+  void shouldHandTheQuorumToAResponsiveBackupThatLeadsNoRole() {
+    leases.put(1, new RoleLease(1, 1, 1, 0)); // node 1 leads 'orders'
+    responsive = List.of(1, 2);
+    RoleLeaseKeeper keeper = keeper(0);
+
+    keeper.tick(); // takes global, which names node 0
+
+    assertThat(keeper.mayIssue(Color.GLOBAL_ID, 1)).isTrue();
+    assertThat(handedTo).as("node 1 leads a role, node 2 none").containsExactly(2);
+  }
+
+  @Test
+  void shouldHandItOnAgainOnlyAfterTheIntervalWhileItStillLeadsTheQuorum() {
+    responsive = List.of(1, 2);
+    RoleLeaseKeeper keeper = keeper(0);
+    keeper.tick();
+    assertThat(handedTo).containsExactly(1);
+
+    advance(TIMING.heartbeat());
+    keeper.tick();
+    assertThat(handedTo).as("a hand-off under way is not repeated every heartbeat").hasSize(1);
+
+    advance(TIMING.lease().multipliedBy(RoleLeaseKeeper.HAND_OFF_INTERVAL_LEASES));
+    keeper.tick();
+    assertThat(handedTo).as("it still leads the quorum: tries again").containsExactly(1, 1);
+  }
+
+  @Test
+  void shouldKeepTheQuorumWhenNoResponsiveBackupIsFreeOfRoles() {
+    leases.put(1, new RoleLease(1, 1, 1, 0));
+    responsive = List.of(1); // node 2 does not answer
+    RoleLeaseKeeper keeper = keeper(0);
+
+    keeper.tick();
+
+    assertThat(keeper.mayIssue(Color.GLOBAL_ID, 1)).isTrue();
+    assertThat(handedTo).isEmpty();
+  }
+
+  @Test
+  void shouldNotHandOnAQuorumItDoesNotLeadOrWhenItLeadsNoRole() {
+    RoleLeaseKeeper follower = keeper(0);
+    follower.tick(); // leads global, but not the quorum (no followers reported)
+    assertThat(handedTo).isEmpty();
+
+    leases.clear();
+    leases.put(Color.GLOBAL_ID, new RoleLease(Color.GLOBAL_ID, 0, 1, 0));
+    leases.put(1, new RoleLease(1, 1, 1, 0));
+    responsive = List.of(0, 1);
+    RoleLeaseKeeper idle = keeper(2); // leads the quorum, no role
+    idle.tick();
+    assertThat(handedTo).isEmpty();
+  }
+}
