@@ -15,10 +15,15 @@ public final class TokenLongMap {
   public final long missingValue;
 
   private final int retainLimit;
-  private long[] keysHi;
-  private long[] keysLo;
-  private long[] values;
-  private boolean[] used;
+
+  /**
+   * Slot {@code i} is {@code table[3i]} (key high), {@code table[3i + 1]} (key low) and {@code
+   * table[3i + 2]} (value, {@link #missingValue} when the slot is empty): one slot's words and its
+   * probe neighbours share cache lines, so a lookup in a large map costs one or two cache misses,
+   * not one per array.
+   */
+  private long[] table;
+
   private int mask;
   private int size;
 
@@ -50,10 +55,10 @@ public final class TokenLongMap {
   }
 
   private void allocate(int capacity) {
-    keysHi = new long[capacity];
-    keysLo = new long[capacity];
-    values = new long[capacity];
-    used = new boolean[capacity];
+    table = new long[capacity * 3];
+    for (int i = 2; i < table.length; i += 3) {
+      table[i] = missingValue;
+    }
     mask = capacity - 1;
   }
 
@@ -71,29 +76,42 @@ public final class TokenLongMap {
     return (int) (h ^ (h >>> 32));
   }
 
+  // The index into table of the key's slot, or of the empty slot where it would go.
   private int slot(long hi, long lo) {
+    long[] t = table;
     int i = hash(hi, lo) & mask;
-    while (used[i] && (keysHi[i] != hi || keysLo[i] != lo)) {
+    while (true) {
+      int at = i * 3;
+      if (t[at + 2] == missingValue || (t[at] == hi && t[at + 1] == lo)) {
+        return at;
+      }
       i = (i + 1) & mask;
     }
-    return i;
   }
 
   public long get(long hi, long lo) {
-    int i = slot(hi, lo);
-    return used[i] ? values[i] : missingValue;
+    return table[slot(hi, lo) + 2];
   }
 
   public boolean containsKey(long hi, long lo) {
-    return used[slot(hi, lo)];
+    return table[slot(hi, lo) + 2] != missingValue;
   }
 
-  /** Associates the value with the key; returns the previous value or {@link #missingValue}. */
+  /**
+   * Associates the value with the key; returns the previous value or {@link #missingValue}.
+   *
+   * @throws IllegalArgumentException when {@code value} is {@link #missingValue}, which marks
+   *     absent keys
+   */
   public long put(long hi, long lo, long value) {
-    int i = slot(hi, lo);
-    if (used[i]) {
-      long previous = values[i];
-      values[i] = value;
+    if (value == missingValue) {
+      throw new IllegalArgumentException(
+          "cannot store the missing value " + missingValue + " (it marks absent keys)");
+    }
+    int at = slot(hi, lo);
+    long previous = table[at + 2];
+    if (previous != missingValue) {
+      table[at + 2] = value;
       return previous;
     }
     if (retainLimit > 0 && orderCount == retainLimit) {
@@ -101,12 +119,11 @@ public final class TokenLongMap {
       orderHead = (orderHead + 1) % retainLimit;
       orderCount--;
       remove(orderHi[oldest], orderLo[oldest]);
-      i = slot(hi, lo);
+      at = slot(hi, lo);
     }
-    used[i] = true;
-    keysHi[i] = hi;
-    keysLo[i] = lo;
-    values[i] = value;
+    table[at] = hi;
+    table[at + 1] = lo;
+    table[at + 2] = value;
     size++;
     if (retainLimit > 0) {
       int tail = (orderHead + orderCount) % retainLimit;
@@ -122,24 +139,26 @@ public final class TokenLongMap {
 
   /** Removes the key; returns its value or {@link #missingValue}. */
   public long remove(long hi, long lo) {
-    int i = slot(hi, lo);
-    if (!used[i]) {
+    long[] t = table;
+    int at = slot(hi, lo);
+    long previous = t[at + 2];
+    if (previous == missingValue) {
       return missingValue;
     }
-    long previous = values[i];
-    used[i] = false;
+    t[at + 2] = missingValue;
     size--;
     // Backward-shift deletion keeps probe sequences intact without tombstones.
-    int gap = i;
-    int j = (i + 1) & mask;
-    while (used[j]) {
-      int home = hash(keysHi[j], keysLo[j]) & mask;
+    int gap = at / 3;
+    int j = (gap + 1) & mask;
+    while (t[j * 3 + 2] != missingValue) {
+      int jt = j * 3;
+      int home = hash(t[jt], t[jt + 1]) & mask;
       if (((j - home) & mask) >= ((j - gap) & mask)) {
-        keysHi[gap] = keysHi[j];
-        keysLo[gap] = keysLo[j];
-        values[gap] = values[j];
-        used[gap] = true;
-        used[j] = false;
+        int gt = gap * 3;
+        t[gt] = t[jt];
+        t[gt + 1] = t[jt + 1];
+        t[gt + 2] = t[jt + 2];
+        t[jt + 2] = missingValue;
         gap = j;
       }
       j = (j + 1) & mask;
@@ -148,7 +167,9 @@ public final class TokenLongMap {
   }
 
   public void clear() {
-    java.util.Arrays.fill(used, false);
+    for (int i = 2; i < table.length; i += 3) {
+      table[i] = missingValue;
+    }
     size = 0;
     orderHead = 0;
     orderCount = 0;
@@ -156,9 +177,10 @@ public final class TokenLongMap {
 
   /** Visits every entry; the visitor must not modify the map. */
   public void forEach(Visitor visitor) {
-    for (int i = 0; i < used.length; i++) {
-      if (used[i]) {
-        visitor.accept(keysHi[i], keysLo[i], values[i]);
+    long[] t = table;
+    for (int at = 0; at < t.length; at += 3) {
+      if (t[at + 2] != missingValue) {
+        visitor.accept(t[at], t[at + 1], t[at + 2]);
       }
     }
   }
@@ -170,18 +192,14 @@ public final class TokenLongMap {
   }
 
   private void grow() {
-    long[] oldHi = keysHi;
-    long[] oldLo = keysLo;
-    long[] oldValues = values;
-    boolean[] oldUsed = used;
-    allocate(oldUsed.length * 2);
-    for (int i = 0; i < oldUsed.length; i++) {
-      if (oldUsed[i]) {
-        int s = slot(oldHi[i], oldLo[i]);
-        used[s] = true;
-        keysHi[s] = oldHi[i];
-        keysLo[s] = oldLo[i];
-        values[s] = oldValues[i];
+    long[] old = table;
+    allocate((mask + 1) * 2);
+    for (int at = 0; at < old.length; at += 3) {
+      if (old[at + 2] != missingValue) {
+        int s = slot(old[at], old[at + 1]);
+        table[s] = old[at];
+        table[s + 1] = old[at + 1];
+        table[s + 2] = old[at + 2];
       }
     }
   }

@@ -48,4 +48,30 @@ class TokenLongMapTest {
       assertThat(map.get(7, i)).isEqualTo(i);
     }
   }
+
+  @Test
+  void shouldKeepZeroKeysAndVisitEveryEntryOnce() {
+    TokenLongMap map = new TokenLongMap(2, Long.MIN_VALUE);
+    map.put(0, 0, 0);
+    map.put(0, 1, 10);
+    map.put(-1, 0, 20);
+    for (int i = 0; i < 1000; i++) {
+      map.put(5, i, 100 + i); // grows several times
+    }
+    assertThat(map.get(0, 0)).isZero();
+    assertThat(map.get(0, 1)).isEqualTo(10);
+    assertThat(map.get(-1, 0)).isEqualTo(20);
+    Map<Key, Long> seen = new HashMap<>();
+    map.forEach((hi, lo, value) -> assertThat(seen.put(new Key(hi, lo), value)).isNull());
+    assertThat(seen).hasSize(1003).containsEntry(new Key(5, 999), 1099L);
+  }
+
+  @Test
+  void shouldRefuseToStoreTheMissingValue() {
+    TokenLongMap map = new TokenLongMap(4, -1L);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> map.put(1, 2, -1L))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("missing value -1");
+    assertThat(map.isEmpty()).isTrue();
+  }
 }
