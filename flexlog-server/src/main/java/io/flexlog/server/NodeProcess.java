@@ -168,8 +168,11 @@ public final class NodeProcess implements AutoCloseable {
   /**
    * A node of the metadata quorum runs its member of it (peer, controller, admin service); every
    * other node watches the quorum's admin services. Either way each new topology version is stored
-   * in the data directory before it is applied to the node: a restarted replica must recover the
-   * entries of the shards it hosts now. Without a quorum the topology is static.
+   * in the data directory: on a replica node before it is applied, since a restarted replica must
+   * recover the entries of the shards it hosts now; on a sequencer node after, since the fsync
+   * would otherwise delay a failover's new leader, and a sequencer restarted on an older version
+   * issues nothing it should not: its roles issue only under a lease its new incarnation takes
+   * (docs/architecture.md, "Sequencer failover"). Without a quorum the topology is static.
    */
   private static NodeProcess control(
       ClusterFile file,
@@ -181,11 +184,16 @@ public final class NodeProcess implements AutoCloseable {
       ReplicaNode replica)
       throws IOException {
     Optional<QuorumConfig> quorum = file.quorum();
-    TopologyWatcher.Applier storeThenApply =
-        next -> {
-          store.write(next);
-          node.apply(next);
-        };
+    TopologyWatcher.Applier persistAndApply =
+        sequencer != null
+            ? next -> {
+              node.apply(next);
+              store.write(next);
+            }
+            : next -> {
+              store.write(next);
+              node.apply(next);
+            };
     if (quorum.isEmpty()) {
       return new NodeProcess(sequencer, replica, null, null);
     }
@@ -194,14 +202,14 @@ public final class NodeProcess implements AutoCloseable {
             ? new NodeProcess(
                 sequencer,
                 replica,
-                startMember(quorum.get(), settings, topology, storeThenApply),
+                startMember(quorum.get(), settings, topology, persistAndApply),
                 null)
             : new NodeProcess(
                 sequencer,
                 replica,
                 null,
                 TopologyWatcher.start(
-                    quorum.get().admins(), settings.nodeId(), topology.version(), storeThenApply));
+                    quorum.get().admins(), settings.nodeId(), topology.version(), persistAndApply));
     process.relay =
         new AdminFrameRelay(
             relayTargets(quorum.get(), settings.nodeId()),
@@ -219,14 +227,14 @@ public final class NodeProcess implements AutoCloseable {
       QuorumConfig quorum,
       NodeSettings settings,
       Topology topology,
-      TopologyWatcher.Applier storeThenApply)
+      TopologyWatcher.Applier persistAndApply)
       throws IOException {
     return QuorumMember.start(
         quorum,
         settings.nodeId(),
         settings.dataDir(),
         topology,
-        storeThenApply::apply,
+        persistAndApply::apply,
         ClusterController.DEFAULT_APPLY_TIMEOUT);
   }
 
