@@ -134,6 +134,9 @@ public final class RoleLeaseKeeper {
   /** Lease periods between two hand-offs of the quorum's leadership. */
   static final int HAND_OFF_INTERVAL_LEASES = 10;
 
+  /** Lease periods after this node took a role before it hands the quorum's leadership on. */
+  static final int SETTLE_LEASES = 2;
+
   private final int selfId;
   private final int nodeEpoch;
   private final List<Integer> backups;
@@ -157,6 +160,9 @@ public final class RoleLeaseKeeper {
   private long handedOffAtNs;
 
   private boolean handedOff;
+
+  /** When this node last took a role. */
+  private long lastTakeNs;
 
   private record Seen(int leader, int epoch, long renewals, long sinceNs) {}
 
@@ -233,6 +239,9 @@ public final class RoleLeaseKeeper {
       return;
     }
     long now = nanoClock.getAsLong();
+    if (now - lastTakeNs < SETTLE_LEASES * timing.lease().toNanos()) {
+      return; // a takeover settles first: its replicas are still syncing with this node
+    }
     if (handedOff && now - handedOffAtNs < HAND_OFF_INTERVAL_LEASES * timing.lease().toNanos()) {
       return;
     }
@@ -327,6 +336,7 @@ public final class RoleLeaseKeeper {
     RoleCommand.Reply reply = quorum.take(c, selfId, lapsed, nodeEpoch);
     seen.remove(c);
     if (reply.applied() && reply.lease() != null && reply.lease().leaderNodeId() == selfId) {
+      lastTakeNs = sentNs;
       leading.put(c, reply.lease().epoch());
       extend(c, reply.lease().epoch(), sentNs);
       LOG.info("node {} leads color {} in epoch {}", selfId, c, reply.lease().epoch());
