@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * What a replica node reports about itself (REPLICA_STATUS_RESPONSE,
- * docs/protocol.md#replica_status): its storage per tier and, for every color it hosts a shard of,
- * the color's trim point, the tail it knows, its records and the retention it applies.
+ * docs/protocol.md#replica_status-and-replica_status_response): its storage per tier and, for every
+ * color it hosts a shard of, the color's trim point, the tail it knows, its records and the
+ * retention it applies.
  *
  * @param nodeId the replica node
  * @param tiers records and bytes per storage tier, over all colors

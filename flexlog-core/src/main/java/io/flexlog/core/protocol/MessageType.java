@@ -149,7 +149,8 @@ public final class MessageType {
 
   /**
    * Client to a replica node: its storage per tier and its colors (trim point, tail, records,
-   * retention). Answered by the replica itself, not relayed (docs/protocol.md#replica_status).
+   * retention). Answered by the replica itself, not relayed
+   * (docs/protocol.md#replica_status-and-replica_status_response).
    */
   public static final byte REPLICA_STATUS = 98;
 

@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * REPLICA_STATUS and REPLICA_STATUS_RESPONSE bodies (docs/protocol.md#replica_status): a client
- * asks a replica node, on its data-plane port, for its storage per tier and its colors. The replica
- * answers itself; nothing is relayed.
+ * REPLICA_STATUS and REPLICA_STATUS_RESPONSE bodies
+ * (docs/protocol.md#replica_status-and-replica_status_response): a client asks a replica node, on
+ * its data-plane port, for its storage per tier and its colors. The replica answers itself; nothing
+ * is relayed.
  *
  * <pre>
  * REPLICA_STATUS

@@ -11,10 +11,11 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * REPLICA_STATUS (docs/protocol.md#replica_status): this replica's records and bytes per storage
- * tier and, for every color it hosts a shard of (in the color's subtree), the trim point, the tail
- * it knows, its records above the trim point and the retention its topology gives the color. Costs
- * O(colors x hosted shards + color logs x log(records)), never a scan of the records.
+ * REPLICA_STATUS (docs/protocol.md#replica_status-and-replica_status_response): this replica's
+ * records and bytes per storage tier and, for every color it hosts a shard of (in the color's
+ * subtree), the trim point, the tail it knows, its records above the trim point and the retention
+ * its topology gives the color. Costs O(colors x hosted shards + color logs x log(records)), never
+ * a scan of the records.
  *
  * <p>Threading: the replica's event loop.
  */

@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Asks one node, over one short-lived connection, for the trim point and tail of some colors
  * (TAIL_REQUEST, docs/architecture.md#head-and-tail) and, of a replica, its records and bytes per
- * storage tier and its colors (REPLICA_STATUS, docs/protocol.md#replica_status). Blocking; for
- * {@code bin/flexlog status}.
+ * storage tier and its colors (REPLICA_STATUS,
+ * docs/protocol.md#replica_status-and-replica_status_response). Blocking; for {@code bin/flexlog
+ * status}.
  */
 final class NodeProbe {
   /** One color's answer from the node: its trim point and tail, or the error it gave. */
