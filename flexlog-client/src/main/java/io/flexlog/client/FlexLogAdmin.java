@@ -1,11 +1,14 @@
 package io.flexlog.client;
 
 import io.flexlog.client.internals.AdminCalls;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.ReplicaDescription;
 import io.flexlog.core.protocol.ColorEntry;
 import io.flexlog.core.protocol.CreateColorDescriptor;
 import io.flexlog.core.protocol.DescribeClusterDescriptor;
 import io.flexlog.core.protocol.DescribeColorsDescriptor;
 import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.ReplicaStatusDescriptor;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
  *     System.out.println(color.name() + " " + color.shardIds());
  *   }
  *   ClusterDescription cluster = admin.describeCluster();
+ *   ReplicaDescription replica = admin.describeReplica(1); // records and bytes per tier
  * }
  * }</pre>
  *
@@ -165,6 +169,51 @@ public final class FlexLogAdmin implements AutoCloseable {
                   .map(s -> new ClusterDescription.AdminService(s.nodeId(), s.host(), s.port()))
                   .toList());
         });
+  }
+
+  /**
+   * What replica node {@code nodeId} stores (docs/operations.md#status): its records and bytes per
+   * storage tier (DRAM cache, PM, SSD segments) and, per color it hosts a shard of, the trim point,
+   * the tail it knows, its records and the retention it applies. The replica answers itself
+   * (REPLICA_STATUS), at the address DESCRIBE_CLUSTER gives.
+   *
+   * @throws io.flexlog.core.error.InvalidArgumentException when the cluster has no replica node
+   *     {@code nodeId}
+   * @throws io.flexlog.core.error.UnreachableException when the replica cannot be reached or closes
+   *     the connection before answering
+   */
+  public ReplicaDescription describeReplica(int nodeId) {
+    return FlexLog.await(describeReplicaAsync(nodeId));
+  }
+
+  /** {@link #describeReplica} without waiting. */
+  public CompletableFuture<ReplicaDescription> describeReplicaAsync(int nodeId) {
+    return describeClusterAsync()
+        .thenCompose(
+            cluster -> {
+              Optional<NodeAddress> node =
+                  cluster.nodes().stream()
+                      .filter(n -> n.id() == nodeId && n.kind() == NodeAddress.Kind.REPLICA)
+                      .findFirst();
+              if (node.isEmpty()) {
+                return CompletableFuture.failedFuture(
+                    new io.flexlog.core.error.InvalidArgumentException(
+                        "the cluster has no replica node "
+                            + nodeId
+                            + " (replica nodes: "
+                            + cluster.nodes().stream()
+                                .filter(n -> n.kind() == NodeAddress.Kind.REPLICA)
+                                .map(NodeAddress::id)
+                                .toList()
+                            + ")"));
+              }
+              return calls.call(
+                  List.of(node.get().hostPort()),
+                  MessageType.REPLICA_STATUS,
+                  ReplicaStatusDescriptor::encodeRequest,
+                  MessageType.REPLICA_STATUS_RESPONSE,
+                  ReplicaStatusDescriptor::decodeResponse);
+            });
   }
 
   private static ColorDescription description(ColorEntry entry) {

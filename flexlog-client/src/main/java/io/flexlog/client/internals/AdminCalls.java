@@ -70,9 +70,30 @@ public final class AdminCalls implements AutoCloseable {
       BiFunction<ByteBufAllocator, Long, ByteBuf> encode,
       byte responseType,
       Function<ByteBuf, T> decode) {
+    return call(config.bootstrapServers(), requestType, encode, responseType, decode);
+  }
+
+  /**
+   * As {@link #call(byte, BiFunction, byte, Function)}, to {@code servers} ({@code host:port}, in
+   * order) instead of the bootstrap servers: for requests a given node answers itself
+   * (REPLICA_STATUS).
+   */
+  public <T> CompletableFuture<T> call(
+      List<String> servers,
+      byte requestType,
+      BiFunction<ByteBufAllocator, Long, ByteBuf> encode,
+      byte responseType,
+      Function<ByteBuf, T> decode) {
     CompletableFuture<T> result = new CompletableFuture<>();
     Call<T> call =
-        new Call<>(requestIds.incrementAndGet(), requestType, encode, responseType, decode, result);
+        new Call<>(
+            requestIds.incrementAndGet(),
+            List.copyOf(servers),
+            requestType,
+            encode,
+            responseType,
+            decode,
+            result);
     inFlight.add(result);
     result.whenComplete((value, error) -> inFlight.remove(result));
     long timeoutMs = config.deliveryTimeout().toMillis();
@@ -103,6 +124,7 @@ public final class AdminCalls implements AutoCloseable {
   /** One admin call: its attempts on the bootstrap servers, in order. */
   private final class Call<T> {
     private final long requestId;
+    private final List<String> servers;
     private final byte requestType;
     private final BiFunction<ByteBufAllocator, Long, ByteBuf> encode;
     private final byte responseType;
@@ -112,12 +134,14 @@ public final class AdminCalls implements AutoCloseable {
 
     Call(
         long requestId,
+        List<String> servers,
         byte requestType,
         BiFunction<ByteBufAllocator, Long, ByteBuf> encode,
         byte responseType,
         Function<ByteBuf, T> decode,
         CompletableFuture<T> result) {
       this.requestId = requestId;
+      this.servers = servers;
       this.requestType = requestType;
       this.encode = encode;
       this.responseType = responseType;
@@ -130,11 +154,15 @@ public final class AdminCalls implements AutoCloseable {
       if (result.isDone()) {
         return;
       }
-      List<String> servers = config.bootstrapServers();
       if (index >= servers.size()) {
         result.completeExceptionally(
             new UnreachableException(
-                "no bootstrap server answered " + MessageType.name(requestType) + ": " + failures));
+                (servers.equals(config.bootstrapServers())
+                        ? "no bootstrap server answered "
+                        : "no answer from " + String.join(", ", servers) + " to ")
+                    + MessageType.name(requestType)
+                    + ": "
+                    + failures));
         return;
       }
       String server = servers.get(index);

@@ -147,6 +147,16 @@ public final class MessageType {
   /** Answer to DESCRIBE_CLUSTER. */
   public static final byte DESCRIBE_CLUSTER_RESPONSE = 95;
 
+  /**
+   * Client to a replica node: its storage per tier and its colors (trim point, tail, records,
+   * retention). Answered by the replica itself, not relayed
+   * (docs/protocol.md#replica_status-and-replica_status_response).
+   */
+  public static final byte REPLICA_STATUS = 98;
+
+  /** Answer to REPLICA_STATUS. */
+  public static final byte REPLICA_STATUS_RESPONSE = 99;
+
   private MessageType() {}
 
   /** True for the admin requests a node relays to the admin service (CREATE_COLOR, ...). */
@@ -198,6 +208,8 @@ public final class MessageType {
       case DESCRIBE_COLORS_RESPONSE -> "DESCRIBE_COLORS_RESPONSE";
       case DESCRIBE_CLUSTER -> "DESCRIBE_CLUSTER";
       case DESCRIBE_CLUSTER_RESPONSE -> "DESCRIBE_CLUSTER_RESPONSE";
+      case REPLICA_STATUS -> "REPLICA_STATUS";
+      case REPLICA_STATUS_RESPONSE -> "REPLICA_STATUS_RESPONSE";
       default -> "UNKNOWN(" + type + ")";
     };
   }

@@ -2,6 +2,10 @@ package io.flexlog.core.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -17,25 +21,59 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
-/** The guard in front of a real server socket on 127.0.0.1. */
+/**
+ * The guard in front of a real server socket on 127.0.0.1, and its log lines (captured from its
+ * logback logger): each close is logged once, naming the peer's address and the setting.
+ */
 class ConnectionGuardTest {
   private static final Duration TIMEOUT = Duration.ofMillis(300);
+  private static final Pattern MORE_REFUSED = Pattern.compile("; (\\d+) more refused since");
 
   private final EventLoopGroup group = Transport.eventLoops("guard-test", 1);
   private final AtomicLong bytesPassed = new AtomicLong();
+  private final ListAppender<ILoggingEvent> guardLog = new ListAppender<>();
   private ConnectionGuard guard;
   private Channel server;
 
+  @BeforeEach
+  void captureGuardLog() {
+    guardLog.start();
+    ((Logger) LoggerFactory.getLogger(ConnectionGuard.class)).addAppender(guardLog);
+  }
+
   @AfterEach
   void stop() throws Exception {
+    ((Logger) LoggerFactory.getLogger(ConnectionGuard.class)).detachAppender(guardLog);
     if (server != null) {
       server.close().sync();
     }
     group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).sync();
+  }
+
+  /** The guard's WARN lines so far. */
+  private List<String> guardLines() {
+    synchronized (guardLog) {
+      return guardLog.list.stream()
+          .filter(e -> e.getLevel() == Level.WARN)
+          .map(ILoggingEvent::getFormattedMessage)
+          .toList();
+    }
+  }
+
+  /** The guard's lines that name the peer at the other end of {@code socket}. */
+  private List<String> linesAbout(Socket socket) {
+    String peer = "127.0.0.1:" + socket.getLocalPort() + ":";
+    return guardLines().stream().filter(line -> line.contains(peer)).toList();
   }
 
   private int start(ConnectionLimits limits) throws Exception {
@@ -151,6 +189,93 @@ class ConnectionGuardTest {
       }
       awaitClosed(idle);
       assertOpenFor(busy, Duration.ofMillis(100));
+    }
+  }
+
+  @Test
+  void shouldLogEachCloseOnceWithThePeersAddressAndTheSettingThatClosedIt() throws Exception {
+    Duration idleTimeout = Duration.ofMillis(800);
+    int port = start(limits(idleTimeout, TIMEOUT, 1024, 100));
+    try (Socket oversized = connect(port);
+        Socket stalled = connect(port);
+        Socket idle = connect(port)) {
+      DataOutputStream out = new DataOutputStream(oversized.getOutputStream());
+      out.writeInt(5000); // refused at once; what follows must not be read as more frames
+      out.writeInt(6000);
+      out.write(new byte[3000]);
+      out.flush();
+      DataOutputStream half = new DataOutputStream(stalled.getOutputStream());
+      half.writeInt(100);
+      half.write(new byte[10]);
+      half.flush();
+
+      awaitClosed(oversized);
+      awaitClosed(stalled);
+      awaitClosed(idle);
+      awaitOpenConnections(0);
+      Thread.sleep(idleTimeout.toMillis()); // several more timer checks: no second line may come
+
+      assertThat(linesAbout(oversized))
+          .singleElement()
+          .asString()
+          .startsWith("test: closing connection from /127.0.0.1:" + oversized.getLocalPort() + ":")
+          .contains("a frame of 5004 bytes announced, above max-frame-bytes = 1024");
+      assertThat(linesAbout(stalled))
+          .singleElement()
+          .asString()
+          .startsWith("test: closing connection from /127.0.0.1:" + stalled.getLocalPort() + ":")
+          .contains("is still incomplete (frame-timeout-ms = 300)");
+      assertThat(linesAbout(idle))
+          .singleElement()
+          .asString()
+          .startsWith("test: closing connection from /127.0.0.1:" + idle.getLocalPort() + ":")
+          .contains("(idle-timeout-ms = 800)");
+      assertThat(guardLines()).hasSize(3);
+    }
+  }
+
+  @Test
+  void shouldLogARefusalAtTheConnectionLimitOnceAndCountTheOnesItDidNotLog() throws Exception {
+    int port = start(limits(Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20, 1));
+    try (Socket open = connect(port)) {
+      assertOpenFor(open, Duration.ofMillis(100));
+      List<Socket> refused = new ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          refused.add(connect(port));
+          awaitClosed(refused.get(i));
+        }
+        Thread.sleep(1200); // past the one-line-a-second window
+        refused.add(connect(port));
+        awaitClosed(refused.get(3));
+        awaitLines(line -> line.contains("127.0.0.1:" + refused.get(3).getLocalPort() + ":"));
+
+        // Every refusal is either a line naming its peer or counted in the next line.
+        long accounted = 0;
+        for (String line : guardLines()) {
+          assertThat(line).contains("refusing connection from").contains("(max-connections)");
+          Matcher more = MORE_REFUSED.matcher(line);
+          accounted += 1 + (more.find() ? Long.parseLong(more.group(1)) : 0);
+        }
+        assertThat(accounted).isEqualTo(refused.size());
+        assertThat(linesAbout(refused.get(0))).hasSize(1);
+        assertThat(linesAbout(refused.get(3))).hasSize(1);
+        for (Socket socket : refused) {
+          assertThat(linesAbout(socket)).hasSizeLessThanOrEqualTo(1);
+        }
+        assertThat(linesAbout(open)).isEmpty();
+      } finally {
+        for (Socket socket : refused) {
+          socket.close();
+        }
+      }
+    }
+  }
+
+  private void awaitLines(java.util.function.Predicate<String> wanted) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (guardLines().stream().noneMatch(wanted) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
     }
   }
 

@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flexlog.core.error.ProtocolException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.ReplicaDescription;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.core.model.Topology;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -110,6 +113,56 @@ class AdminFrameGoldenBytesTest {
             + " 00000001 0000000a 00000000 00000001 00000002"
             // admin services: node id, host, port
             + " 00000001 00000001 0002 7331 00001bb2");
+  }
+
+  @Test
+  void replicaStatusMatchesDocumentedLayout() {
+    assertGolden(new WireMessage.ReplicaStatus(REQUEST_ID), "0000000c f10c 01 62 " + HEADER_ID);
+  }
+
+  @Test
+  void replicaStatusResponseMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.ReplicaStatusResponse(
+            REQUEST_ID,
+            new ReplicaDescription(
+                3,
+                new TierUsage(2, 0x40, 5, 0x1000, 0x100000, 7, 0x2000, 1),
+                List.of(
+                    new ReplicaDescription.ColorState(
+                        0, 0x100000002L, 0x100000009L, 7, new Retention(60_000, -1))))),
+        "0000007c f10c 01 63 "
+            + HEADER_ID
+            // node id
+            + " 00000003"
+            // cache records, bytes; PM records, bytes, capacity; SSD records, bytes, segments
+            + " 0000000000000002 0000000000000040"
+            + " 0000000000000005 0000000000001000 0000000000100000"
+            + " 0000000000000007 0000000000002000 00000001"
+            // colors: count; id, trim point, tail, records, retention ms, retention bytes
+            + " 00000001 00000000 0000000100000002 0000000100000009 0000000000000007"
+            + " 000000000000ea60 ffffffffffffffff");
+  }
+
+  @Test
+  void shouldRefuseMalformedReplicaStatusFrames() {
+    assertRefused("62", "00", "REPLICA_STATUS body must be 0 bytes, got 1");
+    String tiers =
+        "00000003 0000000000000002 0000000000000040 0000000000000005 0000000000001000"
+            + " 0000000000100000 0000000000000007 0000000000002000 00000001";
+    assertRefused("63", tiers, "REPLICA_STATUS_RESPONSE is truncated");
+    assertRefused("63", tiers + " 00000001", "REPLICA_STATUS_RESPONSE: color count 1 does not fit");
+    assertRefused("63", tiers + " 00000000 00", "REPLICA_STATUS_RESPONSE has 1 trailing");
+    assertRefused(
+        "63",
+        "00000003 ffffffffffffffff" + tiers.substring(25),
+        "REPLICA_STATUS_RESPONSE: tier usage counts must be >= 0");
+    assertRefused(
+        "63",
+        tiers
+            + " 00000001 00000000 0000000000000000 0000000000000000 0000000000000000"
+            + " 0000000000000000 ffffffffffffffff",
+        "REPLICA_STATUS_RESPONSE: retention.ms must be -1 (keep everything) or > 0, got 0");
   }
 
   @Test

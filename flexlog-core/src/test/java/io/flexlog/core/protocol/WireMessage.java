@@ -195,6 +195,21 @@ sealed interface WireMessage {
     }
   }
 
+  record ReplicaStatus(long requestId) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return ReplicaStatusDescriptor.encodeRequest(alloc, requestId);
+    }
+  }
+
+  record ReplicaStatusResponse(long requestId, io.flexlog.core.model.ReplicaDescription replica)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return ReplicaStatusDescriptor.encodeResponse(alloc, requestId, replica);
+    }
+  }
+
   record Hello(int replicaId, List<Integer> shardIds) implements WireMessage {
     @Override
     public ByteBuf encode(ByteBufAllocator alloc) {
@@ -635,6 +650,9 @@ sealed interface WireMessage {
       case MessageType.DESCRIBE_CLUSTER -> new DescribeCluster(requestId);
       case MessageType.DESCRIBE_CLUSTER_RESPONSE ->
           new DescribeClusterResponse(requestId, DescribeClusterDescriptor.decodeResponse(frame));
+      case MessageType.REPLICA_STATUS -> new ReplicaStatus(requestId);
+      case MessageType.REPLICA_STATUS_RESPONSE ->
+          new ReplicaStatusResponse(requestId, ReplicaStatusDescriptor.decodeResponse(frame));
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }

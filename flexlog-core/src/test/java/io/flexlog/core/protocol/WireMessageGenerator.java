@@ -3,7 +3,10 @@ package io.flexlog.core.protocol;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.ReplicaDescription;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.WireMessage.Bytes;
 import io.flexlog.core.protocol.WireMessage.OrderEntry;
@@ -20,7 +23,7 @@ import java.util.function.Supplier;
  */
 final class WireMessageGenerator {
   /** How many message types {@link #message} chooses from: every frame type. */
-  static final int TYPES = 38;
+  static final int TYPES = 40;
 
   private static final byte[] READ_STATUSES = {
     ReadResponseDescriptor.FOUND,
@@ -158,6 +161,8 @@ final class WireMessageGenerator {
                       () ->
                           new DescribeClusterDescriptor.AdminService(
                               e.anyInt(), name(), e.intBetween(0, 65535)))));
+      case 38 -> new WireMessage.ReplicaStatus(e.anyLong());
+      case 39 -> new WireMessage.ReplicaStatusResponse(e.anyLong(), replicaDescription());
       default -> throw new IllegalArgumentException("no message type " + type);
     };
   }
@@ -170,6 +175,41 @@ final class WireMessageGenerator {
       chars[i] = pick < 26 ? (char) ('a' + pick) : MESSAGE_EXTRA_CHARS[pick - 26];
     }
     return new String(chars);
+  }
+
+  private ReplicaDescription replicaDescription() {
+    TierUsage tiers =
+        new TierUsage(
+            nonNegativeLong(),
+            nonNegativeLong(),
+            nonNegativeLong(),
+            nonNegativeLong(),
+            nonNegativeLong(),
+            nonNegativeLong(),
+            nonNegativeLong(),
+            e.intBetween(0, Integer.MAX_VALUE));
+    return new ReplicaDescription(
+        e.anyInt(),
+        tiers,
+        list(
+            0,
+            4,
+            () ->
+                new ReplicaDescription.ColorState(
+                    e.anyInt(),
+                    e.anyLong(),
+                    e.anyLong(),
+                    nonNegativeLong(),
+                    new Retention(limit(), limit()))));
+  }
+
+  private long nonNegativeLong() {
+    return e.anyLong() & Long.MAX_VALUE;
+  }
+
+  private long limit() {
+    long value = e.anyLong() & Long.MAX_VALUE;
+    return value == 0 ? Retention.KEEP : value;
   }
 
   private ColorEntry colorEntry() {

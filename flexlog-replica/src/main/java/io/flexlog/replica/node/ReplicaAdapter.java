@@ -63,6 +63,7 @@ public final class ReplicaAdapter {
       case MessageType.READ -> engine.onRead(connection, frame);
       case MessageType.TRIM -> engine.onTrim(connection, frame);
       case MessageType.TAIL_REQUEST -> engine.onTailRequest(connection, frame);
+      case MessageType.REPLICA_STATUS -> engine.onReplicaStatus(connection, frame);
       case MessageType.METADATA_REQUEST -> engine.onMetadataRequest(connection, frame);
       case MessageType.SUBSCRIBE -> engine.onSubscribe(connection, frame);
       case MessageType.SUBSCRIBE_CREDIT -> engine.onSubscribeCredit(connection, frame);

@@ -1,12 +1,14 @@
 package io.flexlog.replica.replication;
 
 import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.ReplicaDescription;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.AppendBatchAckDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
+import io.flexlog.core.protocol.ReplicaStatusDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SyncEntriesDescriptor;
 import io.flexlog.core.protocol.SyncFetchDescriptor;
@@ -117,6 +119,11 @@ final class ReplicaPublisher {
 
   void tail(Connection c, long requestId, int colorId, long trimPoint, long tail) {
     c.write(TailDescriptor.encodeResponse(c.alloc(), requestId, colorId, trimPoint, tail));
+    replied(c);
+  }
+
+  void replicaStatus(Connection c, long requestId, ReplicaDescription replica) {
+    c.write(ReplicaStatusDescriptor.encodeResponse(c.alloc(), requestId, replica));
     replied(c);
   }
 

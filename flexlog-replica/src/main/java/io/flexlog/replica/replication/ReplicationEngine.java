@@ -50,6 +50,7 @@ public final class ReplicationEngine {
   private final AppendPath appends;
   private final ReadPath reads;
   private final Trims trims;
+  private final ReplicaStatusReport statusReport;
   private final RetentionPolicy retention;
   private final SubscriptionService subscriptions;
   private final SyncPhase sync;
@@ -88,6 +89,7 @@ public final class ReplicationEngine {
             registry);
     this.reads = new ReadPath(shards, storage, limits, runtime, publisher, colorMeters, registry);
     this.trims = new Trims(shards, storage, publisher, registry);
+    this.statusReport = new ReplicaStatusReport(shards, storage, publisher);
     this.retention = new RetentionPolicy(shards, storage, trims, runtime, publisher, registry);
     this.subscriptions =
         new SubscriptionService(shards, storage, limits, runtime, publisher, requestTurn, registry);
@@ -267,6 +269,11 @@ public final class ReplicationEngine {
   /** TAIL_REQUEST: see {@link Trims#onTailRequest}. */
   public void onTailRequest(Connection c, ByteBuf frame) {
     trims.onTailRequest(c, FrameDescriptor.requestId(frame), TailDescriptor.colorId(frame));
+  }
+
+  /** REPLICA_STATUS: see {@link ReplicaStatusReport}. */
+  public void onReplicaStatus(Connection c, ByteBuf frame) {
+    statusReport.answer(c, FrameDescriptor.requestId(frame));
   }
 
   public void onMetadataRequest(Connection c, ByteBuf frame) {

@@ -1,5 +1,6 @@
 package io.flexlog.replica.storage;
 
+import io.flexlog.core.model.TierUsage;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.Executor;
 
@@ -107,6 +108,12 @@ public interface LogStorage extends AutoCloseable {
 
   /** Total bytes of log space (persistent memory). */
   long capacityBytes();
+
+  /**
+   * Records and bytes per tier (DRAM cache, PM, SSD segments), for status requests
+   * (docs/operations.md#status). Owner thread; costs O(chunks + segments), never O(records).
+   */
+  TierUsage tierUsage();
 
   /**
    * Gives the storage its owner's executor (the owner's event loop), called once by the owner

@@ -3,7 +3,9 @@ package io.flexlog.server.cli;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.config.DataSize;
+import io.flexlog.server.config.NodeSettings;
 import io.flexlog.server.dev.DevCluster;
 import io.flexlog.server.dev.DevProcesses;
 import io.flexlog.server.dev.TopologyReport;
@@ -31,11 +33,10 @@ final class DevCommand implements Callable<Integer> {
   @Option(
       names = "--data",
       paramLabel = "DIR",
-      defaultValue = "flexlog-data",
       description =
-          "Data directory (default: ${DEFAULT-VALUE}, under the current directory). The replicas'"
-              + " logs take 3 (6 with --tree) x --pm-bytes there at the first start; dev prints"
-              + " the path and its size.")
+          "Data directory (default: $XDG_DATA_HOME/flexlog/dev, or ~/.local/share/flexlog/dev;"
+              + " dev-tree with --tree, dev-processes with --processes). The replicas' logs take up"
+              + " to 3 (6 with --tree) x --pm-bytes there; dev prints the path and its size.")
   Path data;
 
   @Option(
@@ -101,6 +102,11 @@ final class DevCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (data == null) {
+      data = DevDataDir.defaultDir(processes ? "dev-processes" : tree ? "dev-tree" : "dev");
+      System.out.println(
+          "data directory: " + data + " (the default for this layout; --data DIR to choose)");
+    }
     if (processes) {
       return runProcesses();
     }
@@ -130,7 +136,7 @@ final class DevCommand implements Callable<Integer> {
                     System.out));
     Topology topology = cluster.topology();
     System.out.print(TopologyReport.describe(topology));
-    System.out.println(DataUsage.describe(data, cluster.replicas().size(), pm));
+    System.out.println(DataUsage.describe(data, cluster.replicas().size(), pm, resolvedEngine()));
     System.out.println(
         "FlexLog dev cluster ready: bootstrap="
             + cluster.bootstrap()
@@ -151,6 +157,11 @@ final class DevCommand implements Callable<Integer> {
     System.out.flush();
     NodeRunner.runUntilStopped(cluster, metrics, "FlexLog dev cluster stopped");
     return 0;
+  }
+
+  private String resolvedEngine() {
+    String name = engine.trim().toLowerCase(Locale.ROOT);
+    return NodeSettings.AUTO.equals(name) ? StorageEngines.defaultEngine() : name;
   }
 
   private int runProcesses() throws Exception {
@@ -183,7 +194,8 @@ final class DevCommand implements Callable<Integer> {
                 DataSize.parse("--pm-bytes", pmBytes),
                 DataSize.parse("--cache-bytes", cacheBytes)));
     System.out.println(
-        DataUsage.describe(data, DevProcesses.REPLICAS, DataSize.parse("--pm-bytes", pmBytes)));
+        DataUsage.describe(
+            data, DevProcesses.REPLICAS, DataSize.parse("--pm-bytes", pmBytes), resolvedEngine()));
     for (int id = 0; id < DevProcesses.NODES; id++) {
       System.out.println(
           "node "

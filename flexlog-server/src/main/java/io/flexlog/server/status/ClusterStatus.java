@@ -2,9 +2,11 @@ package io.flexlog.server.status;
 
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.ReplicaDescription;
 import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.Transport;
 import io.netty.channel.EventLoopGroup;
@@ -18,9 +20,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The state of a cluster as {@code bin/flexlog status} shows it (docs/operations.md, "Status"):
  * every node of the topology, up or down (and why), with its role and, for sequencer nodes, their
- * epoch; every color with its head and tail, its retention and, per shard, each replica's tail and
- * how far it lags behind the color's tail. Gathered with one TAIL_REQUEST connection per node; the
- * retention comes from the admin service.
+ * epoch, for replica nodes their records and bytes per storage tier; every color with its head and
+ * tail, its retention and, per shard, each replica's tail, records and how far it lags behind the
+ * color's tail. Gathered with one connection per node (TAIL_REQUEST, and REPLICA_STATUS to
+ * replicas); the retention is the one the color's replicas apply.
  *
  * @param topologyVersion the topology version the client fetched
  */
@@ -30,15 +33,23 @@ public record ClusterStatus(
    * @param problem why the node is down or did not answer fully, null when all is well
    * @param epoch a sequencer node's current epoch (from its roles' tails), -1 if unknown or a
    *     replica
+   * @param tiers a replica node's records and bytes per storage tier, null if unknown or a
+   *     sequencer
    */
   public record NodeStatus(
-      int id, String kind, String address, boolean up, String problem, int epoch) {}
+      int id,
+      String kind,
+      String address,
+      boolean up,
+      String problem,
+      int epoch,
+      TierUsage tiers) {}
 
   /**
    * @param head the first SN that is not trimmed, -1 if no replica answered
    * @param tail the last SN the color's role issued, -1 if its sequencer did not answer
-   * @param retention the color's retention (docs/architecture.md#retention), null when unknown (the
-   *     admin service did not answer)
+   * @param retention the color's retention (docs/architecture.md#retention) as its first answering
+   *     replica applies it, null when no replica answered
    */
   public record ColorStatus(
       String name,
@@ -55,31 +66,27 @@ public record ClusterStatus(
    * @param tail the largest SN of the color the replica knows to be assigned, -1 if unknown
    * @param lag SNs between the replica's tail and the color's tail when both are of one epoch, -1
    *     otherwise
+   * @param records the color's records above its trim point on the replica, -1 if unknown
    */
-  public record ReplicaStatus(int node, long tail, long lag) {}
+  public record ReplicaStatus(int node, long tail, long lag, long records) {}
 
-  /** Asks every node of {@code topology}; each node gets {@code timeout}. Retention unknown. */
+  /** Asks every node of {@code topology}; each node gets {@code timeout}. */
   public static ClusterStatus gather(Topology topology, Duration timeout) {
-    return gather(topology, Map.of(), timeout);
-  }
-
-  /**
-   * Asks every node of {@code topology}; each node gets {@code timeout}.
-   *
-   * @param retention each color's retention by name, as the admin service has it (the data plane's
-   *     topology does not carry it); colors missing from it show none
-   */
-  public static ClusterStatus gather(
-      Topology topology, Map<String, Retention> retention, Duration timeout) {
     EventLoopGroup group = Transport.eventLoops("flexlog-status", 1);
     try {
       Map<Integer, NodeProbe.Result> results = new TreeMap<>();
       for (NodeAddress node : topology.nodes().values()) {
         results.put(
             node.id(),
-            NodeProbe.probe(group, node.host(), node.port(), colorsAsked(topology, node), timeout));
+            NodeProbe.probe(
+                group,
+                node.host(),
+                node.port(),
+                colorsAsked(topology, node),
+                node.kind() == NodeAddress.Kind.REPLICA,
+                timeout));
       }
-      return assemble(topology, retention, results);
+      return assemble(topology, results);
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -100,8 +107,7 @@ public record ClusterStatus(
     return colors;
   }
 
-  static ClusterStatus assemble(
-      Topology topology, Map<String, Retention> retention, Map<Integer, NodeProbe.Result> results) {
+  static ClusterStatus assemble(Topology topology, Map<Integer, NodeProbe.Result> results) {
     List<NodeStatus> nodes = new ArrayList<>();
     for (NodeAddress node : topology.nodes().values()) {
       NodeProbe.Result result = results.get(node.id());
@@ -120,20 +126,22 @@ public record ClusterStatus(
               node.hostPort(),
               result.up(),
               result.problem(),
-              epoch));
+              epoch,
+              result.replica() == null ? null : result.replica().tiers()));
     }
     List<ColorStatus> colors = new ArrayList<>();
     for (Color color : topology.colors()) {
-      colors.add(colorStatus(topology, color, retention.get(color.name()), results));
+      colors.add(colorStatus(topology, color, results));
     }
     return new ClusterStatus(topology.version(), nodes, colors);
   }
 
   private static ColorStatus colorStatus(
-      Topology topology, Color color, Retention retention, Map<Integer, NodeProbe.Result> results) {
+      Topology topology, Color color, Map<Integer, NodeProbe.Result> results) {
     NodeProbe.ColorAnswer role = answer(results, color.sequencerId(), color.id());
     long tail = role == null ? -1 : role.tail();
     long trimPoint = -1;
+    Retention retention = null;
     List<ShardStatus> shards = new ArrayList<>();
     for (Shard shard : topology.shardsInSubtree(color.id())) {
       List<ReplicaStatus> replicas = new ArrayList<>();
@@ -147,7 +155,12 @@ public record ClusterStatus(
             replicaTail >= 0 && tail >= 0 && Sn.epoch(replicaTail) == Sn.epoch(tail)
                 ? Sn.counter(tail) - Sn.counter(replicaTail)
                 : -1;
-        replicas.add(new ReplicaStatus(node, replicaTail, lag));
+        ReplicaDescription.ColorState state = replicaState(results, node, color.id());
+        if (state != null && retention == null) {
+          retention = state.retention();
+        }
+        replicas.add(
+            new ReplicaStatus(node, replicaTail, lag, state == null ? -1 : state.records()));
       }
       shards.add(new ShardStatus(shard.id(), replicas));
     }
@@ -163,6 +176,20 @@ public record ClusterStatus(
         tail,
         retention,
         shards);
+  }
+
+  private static ReplicaDescription.ColorState replicaState(
+      Map<Integer, NodeProbe.Result> results, int node, int colorId) {
+    NodeProbe.Result result = results.get(node);
+    if (result == null || result.replica() == null) {
+      return null;
+    }
+    for (ReplicaDescription.ColorState state : result.replica().colors()) {
+      if (state.colorId() == colorId) {
+        return state;
+      }
+    }
+    return null;
   }
 
   private static NodeProbe.ColorAnswer answer(

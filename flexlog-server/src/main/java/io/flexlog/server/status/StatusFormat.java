@@ -1,5 +1,6 @@
 package io.flexlog.server.status;
 
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.server.status.ClusterStatus.ColorStatus;
 import io.flexlog.server.status.ClusterStatus.NodeStatus;
 import io.flexlog.server.status.ClusterStatus.ReplicaStatus;
@@ -23,6 +24,26 @@ public final class StatusFormat {
         out.append(" (").append(node.problem()).append(')');
       }
       out.append('\n');
+      if (node.tiers() != null) {
+        TierUsage t = node.tiers();
+        out.append("      cache ")
+            .append(t.cacheRecords())
+            .append(" records ")
+            .append(bytes(t.cacheBytes()))
+            .append("; pm ")
+            .append(t.pmRecords())
+            .append(" records ")
+            .append(bytes(t.pmBytes()))
+            .append(" of ")
+            .append(bytes(t.pmCapacityBytes()))
+            .append("; ssd ")
+            .append(t.ssdRecords())
+            .append(" records ")
+            .append(bytes(t.ssdBytes()))
+            .append(" in ")
+            .append(t.ssdSegments())
+            .append(t.ssdSegments() == 1 ? " segment\n" : " segments\n");
+      }
     }
     out.append("colors:\n");
     for (ColorStatus color : status.colors()) {
@@ -48,6 +69,8 @@ public final class StatusFormat {
               .append(sn(replica.tail()))
               .append(" lag=")
               .append(replica.lag() < 0 ? "?" : Long.toString(replica.lag()))
+              .append(" records=")
+              .append(replica.records() < 0 ? "?" : Long.toString(replica.records()))
               .append(';');
         }
         out.setLength(out.length() - 1);
@@ -59,6 +82,21 @@ public final class StatusFormat {
 
   private static String sn(long sn) {
     return sn < 0 ? "?" : Long.toString(sn);
+  }
+
+  /** {@code 512 B}, {@code 1.5 KiB}, {@code 16.0 MiB}, {@code 2.0 GiB}. */
+  static String bytes(long bytes) {
+    if (bytes < 1024) {
+      return bytes + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double value = bytes;
+    int unit = -1;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit++;
+    }
+    return String.format(java.util.Locale.ROOT, "%.1f %s", value, units[unit]);
   }
 
   public static String json(ClusterStatus status) {
@@ -74,6 +112,8 @@ public final class StatusFormat {
       json.append(",\"epoch\":").append(node.epoch() < 0 ? "null" : node.epoch());
       json.append(",\"problem\":");
       quote(json, node.problem());
+      json.append(",\"tiers\":");
+      tiers(json, node.tiers());
       json.append('}');
       comma = ",";
     }
@@ -104,6 +144,8 @@ public final class StatusFormat {
               .append(replica.tail() < 0 ? "null" : replica.tail())
               .append(",\"lag\":")
               .append(replica.lag() < 0 ? "null" : replica.lag())
+              .append(",\"records\":")
+              .append(replica.records() < 0 ? "null" : replica.records())
               .append('}');
           replicaComma = ",";
         }
@@ -114,6 +156,30 @@ public final class StatusFormat {
       comma = ",";
     }
     return json.append("]}").toString();
+  }
+
+  private static void tiers(StringBuilder json, TierUsage t) {
+    if (t == null) {
+      json.append("null");
+      return;
+    }
+    json.append("{\"cache_records\":")
+        .append(t.cacheRecords())
+        .append(",\"cache_bytes\":")
+        .append(t.cacheBytes())
+        .append(",\"pm_records\":")
+        .append(t.pmRecords())
+        .append(",\"pm_bytes\":")
+        .append(t.pmBytes())
+        .append(",\"pm_capacity_bytes\":")
+        .append(t.pmCapacityBytes())
+        .append(",\"ssd_records\":")
+        .append(t.ssdRecords())
+        .append(",\"ssd_bytes\":")
+        .append(t.ssdBytes())
+        .append(",\"ssd_segments\":")
+        .append(t.ssdSegments())
+        .append('}');
   }
 
   private static void quote(StringBuilder json, String text) {

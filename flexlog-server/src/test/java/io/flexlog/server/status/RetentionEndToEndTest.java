@@ -26,7 +26,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -134,13 +133,16 @@ class RetentionEndToEndTest {
             .hasValueSatisfying(p -> assertThat(p).isEqualTo(expected));
       }
 
-      ClusterStatus status =
-          ClusterStatus.gather(
-              log.topology(),
-              Map.of("short", admin.topology().color("short").orElseThrow().retention()),
-              Duration.ofSeconds(5));
+      // The retention status shows is the one the replicas apply: wait until they have the change.
+      ClusterStatus status = ClusterStatus.gather(log.topology(), Duration.ofSeconds(5));
+      while (!StatusFormat.text(status).contains("retention.ms=-1")
+          && System.nanoTime() < deadline + PATIENCE.toNanos()) {
+        Thread.sleep(50);
+        status = ClusterStatus.gather(log.topology(), Duration.ofSeconds(5));
+      }
       assertThat(StatusFormat.text(status))
           .contains("short parent=global sequencer=0 head=" + (expired[4] + 1))
+          .contains("records=" + kept.length)
           .contains("retention.ms=-1 retention.bytes=-1");
       assertThat(StatusFormat.json(status))
           .contains("\"head\":" + (expired[4] + 1))

@@ -105,6 +105,7 @@ final class ChunkLog {
         at + PmEntryDescriptor.CRC_OFFSET, checksum.compute(chunk, currentSequence, at, length));
     writeOffset = at + (int) entryLength;
     pool.pendingAdded(current);
+    pool.entryAdded(current);
     return address(currentSequence, at);
   }
 
@@ -227,6 +228,11 @@ final class ChunkLog {
   long usedBytes() {
     int live = pool.liveChunks();
     return current < 0 ? (long) live * chunkSize : (long) (live - 1) * chunkSize + writeOffset;
+  }
+
+  /** Entries in the chunks that are not free; see {@link ChunkPool#readableEntries}. */
+  long entries() {
+    return pool.readableEntries();
   }
 
   int chunkSize() {

@@ -40,11 +40,12 @@ final class ChunkPool {
   private final ChunkMemory[] chunks;
   private final int chunkSize;
   // Per chunk index: the header's sequence (> 0 live, <= 0 free), state, end of entries (sealed
-  // chunks), pending entries, committed colors.
+  // chunks), pending entries, entries written, committed colors.
   private final long[] sequence;
   private final byte[] state;
   private final int[] end;
   private final int[] pending;
+  private final int[] entries;
   private final ChunkColors colors;
   private final Long2LongHashMap indexBySequence = new Long2LongHashMap(-1L);
   private final IntArrayQueue freeList;
@@ -65,6 +66,7 @@ final class ChunkPool {
     this.state = new byte[chunks.length];
     this.end = new int[chunks.length];
     this.pending = new int[chunks.length];
+    this.entries = new int[chunks.length];
     this.colors = new ChunkColors(chunks.length);
     this.freeList = new IntArrayQueue(Math.max(8, chunks.length), -1);
     for (int i = 0; i < chunks.length; i++) {
@@ -121,6 +123,25 @@ final class ChunkPool {
     pending[index]++;
   }
 
+  /** Notes an entry written to the chunk (appended, or found by recovery). */
+  void entryAdded(int index) {
+    entries[index]++;
+  }
+
+  /**
+   * Entries in the chunks that can be read: open, sealed or being tiered (trimmed entries whose
+   * chunk is not freed yet included). O(chunk count); for status requests.
+   */
+  long readableEntries() {
+    long total = 0;
+    for (int i = 0; i < chunks.length; i++) {
+      if (state[i] == OPEN || state[i] == SEALED || state[i] == TIERING) {
+        total += entries[i];
+      }
+    }
+    return total;
+  }
+
   /** Notes a commit in the chunk; {@code wasPending} when the entry had no SN before. */
   void committed(int index, boolean wasPending, int colorId, long sn) {
     if (wasPending) {
@@ -132,6 +153,7 @@ final class ChunkPool {
   /** Starts the replay of a chunk: forgets what it was thought to hold. */
   void resetContents(int index) {
     pending[index] = 0;
+    entries[index] = 0;
     colors.reset(index);
   }
 

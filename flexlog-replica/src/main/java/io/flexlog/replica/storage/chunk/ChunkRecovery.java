@@ -76,6 +76,7 @@ final class ChunkRecovery {
       }
       int colorId = chunk.getInt(at + PmEntryDescriptor.COLOR_OFFSET);
       long sn = chunk.getLong(at + PmEntryDescriptor.SN_OFFSET);
+      pool.entryAdded(index);
       if (sn == PmEntryDescriptor.PENDING_SN) {
         pool.pendingAdded(index);
       } else {

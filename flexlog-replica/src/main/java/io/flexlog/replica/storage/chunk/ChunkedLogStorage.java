@@ -1,5 +1,6 @@
 package io.flexlog.replica.storage.chunk;
 
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageException;
 import io.flexlog.replica.storage.TierableLog;
@@ -194,6 +195,14 @@ public abstract class ChunkedLogStorage implements TierableLog {
   @Override
   public final long capacityBytes() {
     return open().capacityBytes();
+  }
+
+  /** PM only: no cache, no SSD tier. */
+  @Override
+  public final TierUsage tierUsage() {
+    ChunkLog chunkLog = open();
+    return new TierUsage(
+        0, 0, chunkLog.entries(), chunkLog.usedBytes(), chunkLog.capacityBytes(), 0, 0, 0);
   }
 
   @Override

@@ -75,6 +75,15 @@ public final class SegmentStore {
     return segments.size();
   }
 
+  /** Entries in all segment files, trimmed ones of segments not yet removed included. */
+  public long entries() {
+    long total = 0;
+    for (Segment segment : segments) {
+      total += segment.entryCount();
+    }
+    return total;
+  }
+
   /** The segments, oldest first (a copy). */
   public List<Segment> segments() {
     return new ArrayList<>(segments);

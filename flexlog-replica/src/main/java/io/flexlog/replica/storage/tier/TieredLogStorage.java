@@ -1,5 +1,6 @@
 package io.flexlog.replica.storage.tier;
 
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
@@ -298,6 +299,20 @@ public final class TieredLogStorage implements LogStorage {
   @Override
   public long capacityBytes() {
     return pm.capacityBytes();
+  }
+
+  @Override
+  public TierUsage tierUsage() {
+    TierUsage inPm = pm.tierUsage();
+    return new TierUsage(
+        cache.records(),
+        cache.usedBytes(),
+        inPm.pmRecords(),
+        inPm.pmBytes(),
+        inPm.pmCapacityBytes(),
+        segments.entries(),
+        segments.bytes(),
+        segments.count());
   }
 
   /** Bytes of the SSD tier's segment files. */

@@ -3,6 +3,7 @@ package io.flexlog.replica.storage.pm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.replica.storage.Entry;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.TestPayloads;
@@ -180,6 +181,31 @@ abstract class LogStorageContractTest {
       assertThat(recovered.get(i).address()).isEqualTo(addresses[i]);
       assertThat(recovered.get(i).sn()).isEqualTo(sn(i));
     }
+  }
+
+  @Test
+  void shouldCountPmEntriesUntilTheirChunkIsFreedAndAgainAfterRecovery() {
+    ChunkedLogStorage log = openFresh(16);
+    int count = 800;
+    long[] addresses = append(log, 0, count, 2000);
+    commitAll(log, 0, addresses);
+    log.flush();
+    TierUsage usage = log.tierUsage();
+    assertThat(usage.pmRecords()).isEqualTo(count);
+    assertThat(usage.pmBytes()).isEqualTo(log.usedBytes());
+    assertThat(usage.pmCapacityBytes()).isEqualTo(log.capacityBytes());
+    assertThat(usage.cacheRecords() + usage.ssdRecords() + usage.ssdSegments()).isZero();
+
+    assertThat(reopenAndRecover(16)).hasSize(count);
+    assertThat(storage.tierUsage().pmRecords()).isEqualTo(count);
+
+    // Trimming everything frees every sealed chunk; the open chunk keeps its entries.
+    storage.trim(COLOR, sn(count - 1));
+    storage.flush();
+    long left = storage.tierUsage().pmRecords();
+    assertThat(left).isLessThan(count / 4).isPositive();
+    assertThat(reopenAndRecover(16)).isEmpty();
+    assertThat(storage.tierUsage().pmRecords()).isEqualTo(left);
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.flexlog.replica.storage.tier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.core.model.TierUsage;
 import io.flexlog.replica.storage.Entry;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.TestPayloads;
@@ -358,6 +359,37 @@ abstract class TieredLogStorageTest {
     storage.close();
     openThreaded();
     assertRecoveredExactly(Entry.recoverAll(storage), seqs(half + 1, written));
+  }
+
+  @Test
+  void shouldCountRecordsAndBytesPerTierThroughTieringAndRecovery() throws Exception {
+    openManual();
+    Entry.recoverAll(storage);
+    writeUntilUsedAbove(0.6);
+
+    TierUsage inPm = storage.tierUsage();
+    assertThat(inPm.pmRecords()).isEqualTo(written);
+    assertThat(inPm.pmBytes()).isEqualTo(storage.usedBytes());
+    assertThat(inPm.pmCapacityBytes()).isEqualTo(storage.capacityBytes());
+    assertThat(inPm.ssdRecords()).isZero();
+    assertThat(inPm.ssdSegments()).isZero();
+    assertThat(inPm.cacheRecords()).isEqualTo(storage.cache().records()).isPositive();
+    assertThat(inPm.cacheBytes()).isEqualTo(storage.cache().usedBytes()).isPositive();
+
+    drainTiering();
+    TierUsage tiered = storage.tierUsage();
+    assertThat(tiered.ssdRecords()).isPositive();
+    assertThat(tiered.pmRecords()).isLessThan(written);
+    assertThat(tiered.pmRecords() + tiered.ssdRecords()).isEqualTo(written);
+    assertThat(tiered.ssdBytes()).isEqualTo(storage.ssdBytes()).isPositive();
+    assertThat(tiered.ssdSegments()).isEqualTo(storage.segmentCount());
+    assertThat(tiered.pmBytes()).isEqualTo(storage.usedBytes()).isLessThan(inPm.pmBytes());
+
+    reopenManual();
+    TierUsage recovered = storage.tierUsage();
+    assertThat(recovered.ssdRecords()).isEqualTo(tiered.ssdRecords());
+    assertThat(recovered.pmRecords()).isEqualTo(tiered.pmRecords());
+    assertThat(recovered.cacheRecords()).isEqualTo(storage.cache().records());
   }
 
   @Test
