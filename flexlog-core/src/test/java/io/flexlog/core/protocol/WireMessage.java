@@ -195,6 +195,21 @@ sealed interface WireMessage {
     }
   }
 
+  record AlterColor(long requestId, AlterColorDescriptor.Request request) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return AlterColorDescriptor.encodeRequest(alloc, requestId, request);
+    }
+  }
+
+  record AlterColorResponse(long requestId, AlterColorDescriptor.Response response)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return AlterColorDescriptor.encodeResponse(alloc, requestId, response);
+    }
+  }
+
   record Hello(int replicaId, List<Integer> shardIds) implements WireMessage {
     @Override
     public ByteBuf encode(ByteBufAllocator alloc) {
@@ -635,6 +650,10 @@ sealed interface WireMessage {
       case MessageType.DESCRIBE_CLUSTER -> new DescribeCluster(requestId);
       case MessageType.DESCRIBE_CLUSTER_RESPONSE ->
           new DescribeClusterResponse(requestId, DescribeClusterDescriptor.decodeResponse(frame));
+      case MessageType.ALTER_COLOR ->
+          new AlterColor(requestId, AlterColorDescriptor.decodeRequest(frame));
+      case MessageType.ALTER_COLOR_RESPONSE ->
+          new AlterColorResponse(requestId, AlterColorDescriptor.decodeResponse(frame));
       default -> throw new AssertionError("decoder emitted a frame of unknown type " + type);
     };
   }
