@@ -5,6 +5,8 @@ import static io.flexlog.server.consumer.ConsumerCluster.pollUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flexlog.client.ColorDescription;
+import io.flexlog.client.FlexLogAdmin;
 import io.flexlog.client.consumer.ColorShard;
 import io.flexlog.client.consumer.CommitFailedException;
 import io.flexlog.client.consumer.ConsumerConfig;
@@ -12,6 +14,7 @@ import io.flexlog.client.consumer.ConsumerRecord;
 import io.flexlog.client.consumer.FlexLogConsumer;
 import io.flexlog.client.consumer.PositionOutOfRangeException;
 import io.flexlog.client.consumer.RecordDeserializationException;
+import io.flexlog.core.error.UnknownColorException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -114,6 +117,33 @@ class ConsumerEndToEndTest {
       if (before != null) {
         assertThat(r.sn()).as("shard %d in SN order", r.shard()).isGreaterThan(before);
       }
+    }
+  }
+
+  @Test
+  void shouldCreateTheGroupColorThroughTheBootstrapServersAlone() {
+    List<Long> appended = append(12, "b");
+    String groupColor = ConsumerConfig.GROUP_COLOR_PREFIX + "boot-only";
+    try (FlexLogAdmin admin = FlexLogAdmin.create(c.cluster.bootstrap())) {
+      assertThatThrownBy(() -> admin.describeColor(groupColor))
+          .isInstanceOf(UnknownColorException.class);
+      // No admin address anywhere: only the bootstrap servers, which relay the AddColor.
+      Map<String, Object> settings =
+          Map.of(
+              "bootstrap.servers", c.cluster.bootstrap(),
+              "group.id", "boot-only",
+              "auto.offset.reset", "earliest");
+      FlexLogConsumer<byte[], byte[]> consumer = c.consumer(settings);
+      consumer.subscribe(List.of(COLOR));
+      List<ConsumerRecord<byte[], byte[]>> got = pollCount(consumer, 12, PATIENCE);
+      consumer.commitSync();
+
+      assertThat(new TreeSet<>(sns(got))).containsExactlyElementsOf(appended);
+      assertThat(consumer.assignment()).hasSize(4);
+      ColorDescription created = admin.describeColor(groupColor);
+      assertThat(created.parent()).contains("global");
+      assertThat(created.shardIds()).hasSize(1);
+      assertThat(consumer.committed(consumer.assignment())).hasSize(4);
     }
   }
 
