@@ -1,5 +1,6 @@
 package io.flexlog.client;
 
+import io.flexlog.core.model.Retention;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,6 +14,8 @@ import java.util.Optional;
  * @param sequencerNodeId the sequencer node hosting the color's ordering role
  * @param replicationFactor replicas per shard; 0 when no shard is attached to the color itself
  * @param shardIds the shards attached to this color (records of colors below it live on theirs)
+ * @param retention its retention.ms and retention.bytes, {@link Retention#KEEP_ALL} when it keeps
+ *     everything (docs/architecture.md#retention)
  */
 public record ColorDescription(
     int id,
@@ -20,7 +23,8 @@ public record ColorDescription(
     Optional<String> parent,
     int sequencerNodeId,
     int replicationFactor,
-    List<Integer> shardIds) {
+    List<Integer> shardIds,
+    Retention retention) {
   public ColorDescription {
     shardIds = List.copyOf(shardIds);
   }

@@ -1,8 +1,12 @@
 package io.flexlog.client;
 
 import io.flexlog.client.internals.AdminCalls;
+import io.flexlog.core.error.InvalidArgumentException;
+import io.flexlog.core.error.ProtocolException;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.ReplicaDescription;
+import io.flexlog.core.model.Retention;
+import io.flexlog.core.protocol.AlterColorDescriptor;
 import io.flexlog.core.protocol.ColorEntry;
 import io.flexlog.core.protocol.CreateColorDescriptor;
 import io.flexlog.core.protocol.DescribeClusterDescriptor;
@@ -14,14 +18,15 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Administers a FlexLog cluster from Java, like Kafka's {@code Admin}: create, describe and list
- * colors, describe the cluster's nodes and shards. It needs only the bootstrap servers: every node
- * relays these requests to the cluster's admin service (docs/architecture.md, "Admin requests on
- * the data plane"), so the client jar stays free of gRPC.
+ * Administers a FlexLog cluster from Java, like Kafka's {@code Admin}: create, alter, describe and
+ * list colors, describe the cluster's nodes and shards. It needs only the bootstrap servers: every
+ * node relays these requests to the cluster's admin service (docs/architecture.md, "Admin requests
+ * on the data plane"), so the client jar stays free of gRPC.
  *
  * <pre>{@code
  * try (FlexLogAdmin admin = FlexLogAdmin.create("127.0.0.1:7070")) {
  *   CreateColorResult orders = admin.createColor(NewColor.of("orders", "global").shards(2));
+ *   admin.alterColor("orders", AlterColorOptions.retentionMs(86_400_000));
  *   for (ColorDescription color : admin.listColors()) {
  *     System.out.println(color.name() + " " + color.shardIds());
  *   }
@@ -33,12 +38,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Each call goes to the first bootstrap server that can be reached (the next one when a server
  * is down or drops the connection) and fails after {@code delivery.timeout.ms} with {@code
  * FlexLogTimeoutException}. Errors are typed ({@code io.flexlog.core.error}): {@code
- * InvalidArgumentException} (a bad name, shard count or replication factor), {@code
- * UnknownColorException} (an unknown parent, or describing a color that does not exist), {@code
- * ColorExistsException} (the name exists with other settings), {@code NotEnoughNodesException}
- * (fewer replica nodes than the replication factor), {@code MetadataUnavailableException} (the
- * metadata quorum has no leader, or no admin service answered; retry), {@code UnreachableException}
- * (no bootstrap server could be reached).
+ * InvalidArgumentException} (a bad name, shard count, replication factor or retention value),
+ * {@code UnknownColorException} (an unknown parent, or describing or altering a color that does not
+ * exist), {@code ColorExistsException} (the name exists with other settings), {@code
+ * NotEnoughNodesException} (fewer replica nodes than the replication factor), {@code
+ * MetadataUnavailableException} (the metadata quorum has no leader, or no admin service answered;
+ * retry), {@code UnreachableException} (no bootstrap server could be reached).
  *
  * <p>Thread-safe. The blocking methods wait for their {@code *Async} twin; the futures complete on
  * the admin client's own event loop ({@code flexlog-admin}), so their callbacks must not block.
@@ -79,7 +84,7 @@ public final class FlexLogAdmin implements AutoCloseable {
    * with {@code created() == false}.
    *
    * @throws io.flexlog.core.error.InvalidArgumentException naming a bad name, shard count,
-   *     replication factor or sequencer node
+   *     replication factor, sequencer node or retention value
    * @throws io.flexlog.core.error.UnknownColorException when the parent does not exist
    * @throws io.flexlog.core.error.ColorExistsException when the name exists with other settings
    * @throws io.flexlog.core.error.NotEnoughNodesException when the cluster has fewer replica nodes
@@ -99,7 +104,9 @@ public final class FlexLogAdmin implements AutoCloseable {
             color.parent(),
             color.shards(),
             color.replicationFactor(),
-            color.sequencerNodeId().orElse(CreateColorDescriptor.PARENTS_SEQUENCER));
+            color.sequencerNodeId().orElse(CreateColorDescriptor.PARENTS_SEQUENCER),
+            color.retentionMs(),
+            color.retentionBytes());
     return calls.call(
         MessageType.CREATE_COLOR,
         (alloc, id) -> CreateColorDescriptor.encodeRequest(alloc, id, request),
@@ -108,6 +115,43 @@ public final class FlexLogAdmin implements AutoCloseable {
           CreateColorDescriptor.Response r = CreateColorDescriptor.decodeResponse(frame);
           return new CreateColorResult(
               description(r.color()), r.created(), r.topologyVersion(), r.unacknowledgedNodeIds());
+        });
+  }
+
+  /**
+   * Changes a color's retention (the settings of a color that may change; those left out keep their
+   * value) as a new topology version, and waits until the cluster's nodes have applied it (or the
+   * service's apply timeout passed: see {@link AlterColorResult#unacknowledgedNodeIds}). The
+   * replicas trim by the new retention within a few seconds (docs/architecture.md#retention).
+   * Altering to the settings the color has succeeds with {@code changed() == false}.
+   *
+   * @throws io.flexlog.core.error.InvalidArgumentException naming a value that is neither -1 nor
+   *     positive
+   * @throws io.flexlog.core.error.UnknownColorException when the cluster has no color of that name
+   * @throws io.flexlog.core.error.MetadataUnavailableException when the metadata quorum has no
+   *     leader or no admin service answered; the change may still be applied: retrying is safe
+   */
+  public AlterColorResult alterColor(String name, AlterColorOptions options) {
+    return FlexLog.await(alterColorAsync(name, options));
+  }
+
+  /** {@link #alterColor} without waiting. */
+  public CompletableFuture<AlterColorResult> alterColorAsync(
+      String name, AlterColorOptions options) {
+    if (name == null || name.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new InvalidArgumentException("alterColor needs a color name, got '" + name + "'"));
+    }
+    AlterColorDescriptor.Request request =
+        new AlterColorDescriptor.Request(name, options.retentionMs(), options.retentionBytes());
+    return calls.call(
+        MessageType.ALTER_COLOR,
+        (alloc, id) -> AlterColorDescriptor.encodeRequest(alloc, id, request),
+        MessageType.ALTER_COLOR_RESPONSE,
+        frame -> {
+          AlterColorDescriptor.Response r = AlterColorDescriptor.decodeResponse(frame);
+          return new AlterColorResult(
+              description(r.color()), r.changed(), r.topologyVersion(), r.unacknowledgedNodeIds());
         });
   }
 
@@ -135,8 +179,7 @@ public final class FlexLogAdmin implements AutoCloseable {
   public CompletableFuture<ColorDescription> describeColorAsync(String name) {
     if (name == null || name.isEmpty()) {
       return CompletableFuture.failedFuture(
-          new io.flexlog.core.error.InvalidArgumentException(
-              "describeColor needs a color name, got '" + name + "'"));
+          new InvalidArgumentException("describeColor needs a color name, got '" + name + "'"));
     }
     return describeColors(name).thenApply(r -> description(r.colors().get(0)));
   }
@@ -217,13 +260,20 @@ public final class FlexLogAdmin implements AutoCloseable {
   }
 
   private static ColorDescription description(ColorEntry entry) {
+    Retention retention;
+    try {
+      retention = new Retention(entry.retentionMs(), entry.retentionBytes());
+    } catch (IllegalArgumentException e) {
+      throw new ProtocolException("color '" + entry.name() + "': " + e.getMessage());
+    }
     return new ColorDescription(
         entry.id(),
         entry.name(),
         entry.parent().isEmpty() ? Optional.empty() : Optional.of(entry.parent()),
         entry.sequencerNodeId(),
         entry.replicationFactor(),
-        entry.shardIds());
+        entry.shardIds(),
+        retention);
   }
 
   /** Fails the calls still in flight and releases the event loop. */

@@ -17,9 +17,10 @@
  * first bootstrap node that answers (any node, a sequencer too), connects to the replica nodes and
  * speaks the data-plane frames of {@code io.flexlog.core.protocol} with them (APPEND, READ,
  * SUBSCRIBE, TRIM, STAGE and COMMIT_GROUP). Beyond that request it never talks to sequencers.
- * {@link io.flexlog.client.FlexLogAdmin} creates and describes colors and describes the cluster by
- * sending admin frames (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER) to a bootstrap node, which
- * relays them to the admin service, so the jar still depends on flexlog-core and Netty only.
+ * {@link io.flexlog.client.FlexLogAdmin} creates, alters and describes colors and describes the
+ * cluster by sending admin frames (CREATE_COLOR, ALTER_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER) to
+ * a bootstrap node, which relays them to the admin service, so the jar still depends on
+ * flexlog-core and Netty only.
  *
  * <p>Threading: {@code FlexLog} is thread-safe: application threads call it, and the work runs on
  * one event loop ({@code flexlog-client}) that owns all protocol state; topology fetches run on a

@@ -4,6 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flexlog.client.AlterColorOptions;
+import io.flexlog.client.AlterColorResult;
 import io.flexlog.client.ClusterDescription;
 import io.flexlog.client.ColorDescription;
 import io.flexlog.client.CreateColorResult;
@@ -20,6 +22,7 @@ import io.flexlog.core.error.NotEnoughNodesException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.error.UnreachableException;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
@@ -160,6 +163,79 @@ class FlexLogAdminEndToEndTest {
     assertThat(admin.listColors())
         .extracting(ColorDescription::name)
         .doesNotContain("bad name", "orphan", "wide", "huge", "far");
+  }
+
+  @Test
+  void shouldCreateWithRetentionAndAlterItSoThatDescribeShowsTheNewRetention() {
+    CreateColorResult created =
+        admin.createColor(NewColor.of("retained", "global").retentionMs(60_000));
+    ColorDescription plain = admin.createColor(NewColor.of("plain", "global")).color();
+
+    AlterColorResult altered =
+        admin.alterColor("retained", AlterColorOptions.retentionBytes(1 << 20));
+    AlterColorResult again =
+        admin.alterColor("retained", AlterColorOptions.retentionBytes(1 << 20));
+    ColorDescription described = admin.describeColor("retained");
+
+    assertThat(created.color().retention()).isEqualTo(new Retention(60_000, Retention.KEEP));
+    assertThat(plain.retention()).isEqualTo(Retention.KEEP_ALL);
+    assertThat(altered.changed()).isTrue();
+    assertThat(altered.color().retention()).isEqualTo(new Retention(60_000, 1 << 20));
+    assertThat(altered.topologyVersion()).isGreaterThan(created.topologyVersion());
+    assertThat(again.changed()).isFalse();
+    assertThat(again.topologyVersion()).isEqualTo(altered.topologyVersion());
+    assertThat(described.retention()).isEqualTo(new Retention(60_000, 1 << 20));
+    assertThat(admin.listColors())
+        .filteredOn(c -> c.name().equals("retained"))
+        .extracting(ColorDescription::retention)
+        .containsExactly(new Retention(60_000, 1 << 20));
+    assertThat(cluster.topology().color("retained").orElseThrow().retention())
+        .isEqualTo(new Retention(60_000, 1 << 20));
+  }
+
+  @Test
+  void shouldAlterThroughAReplicaNodeAndKeepTheSettingsLeftOut() throws Exception {
+    admin.createColor(NewColor.of("altered-via-replica", "global").retentionBytes(4096));
+    NodeAddress replica = cluster.topology().node(1);
+    try (FlexLogAdmin viaReplica = FlexLogAdmin.create(replica.host() + ":" + replica.port())) {
+      AlterColorResult result =
+          viaReplica
+              .alterColorAsync("altered-via-replica", AlterColorOptions.retentionMs(3_600_000))
+              .get();
+
+      assertThat(result.changed()).isTrue();
+      assertThat(result.color().retention()).isEqualTo(new Retention(3_600_000, 4096));
+      assertThat(viaReplica.describeColor("altered-via-replica").retention())
+          .isEqualTo(new Retention(3_600_000, 4096));
+    }
+  }
+
+  @Test
+  void shouldFailEachBadAlterationWithItsTypedErrorAndChangeNothing() {
+    admin.createColor(NewColor.of("kept", "global").retentionMs(1000));
+
+    assertThatThrownBy(() -> admin.alterColor("kept", AlterColorOptions.retentionMs(0)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("retention.ms must be -1 (keep everything) or > 0, got 0");
+    assertThatThrownBy(
+            () ->
+                admin.alterColor("kept", AlterColorOptions.retentionMs(5000).andRetentionBytes(-7)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("retention.bytes must be -1 (keep everything) or > 0, got -7");
+    assertThatThrownBy(() -> admin.alterColor("no-such", AlterColorOptions.retentionMs(1000)))
+        .isInstanceOf(UnknownColorException.class)
+        .hasMessageContaining("cannot alter color 'no-such': no such color");
+    assertThatThrownBy(() -> admin.alterColor("", AlterColorOptions.retentionMs(1000)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("alterColor needs a color name");
+    assertThatThrownBy(
+            () -> admin.createColor(NewColor.of("bad-retention", "global").retentionBytes(-5)))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("retention.bytes must be -1 (keep everything) or > 0, got -5");
+    assertThat(admin.describeColor("kept").retention()).isEqualTo(new Retention(1000, -1));
+    assertThat(admin.listColors())
+        .extracting(ColorDescription::name)
+        .doesNotContain("bad-retention");
   }
 
   @Test

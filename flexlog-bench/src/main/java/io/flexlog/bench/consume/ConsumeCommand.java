@@ -115,7 +115,7 @@ public final class ConsumeCommand implements Callable<Integer> {
       case latency ->
           new LatencyRun(bootstrap, color, recordBytes, rate, durationSeconds, out).run();
       case rebalance ->
-          new RebalanceRun(bootstrap, admin, color, recordBytes, rate, sessionTimeoutMs, out).run();
+          new RebalanceRun(bootstrap, color, recordBytes, rate, sessionTimeoutMs, out).run();
     };
   }
 }

@@ -13,12 +13,11 @@ import java.util.Map;
 public final class ConsumeMember {
   private ConsumeMember() {}
 
-  /** Arguments: bootstrap, color, group, session timeout ms, admin address. */
+  /** Arguments: bootstrap, color, group, session timeout ms. */
   public static void main(String[] args) {
     Map<String, Object> settings =
         Map.of(
             "bootstrap.servers", args[0],
-            "group.admin.address", args[4],
             "group.id", args[2],
             "auto.offset.reset", "latest",
             "session.timeout.ms", args[3],

@@ -29,7 +29,6 @@ final class RebalanceRun {
   private static final int MEMBERS = 4;
 
   private final String bootstrap;
-  private final String admin;
   private final String color;
   private final int recordBytes;
   private final int rate;
@@ -41,14 +40,12 @@ final class RebalanceRun {
 
   RebalanceRun(
       String bootstrap,
-      String admin,
       String color,
       int recordBytes,
       int rate,
       int sessionTimeoutMs,
       PrintWriter out) {
     this.bootstrap = bootstrap;
-    this.admin = admin;
     this.color = color;
     this.recordBytes = recordBytes;
     this.rate = rate;
@@ -116,8 +113,6 @@ final class RebalanceRun {
         Map.of(
             "bootstrap.servers",
             bootstrap,
-            "group.admin.address",
-            admin,
             "group.id",
             group,
             "auto.offset.reset",
@@ -142,8 +137,7 @@ final class RebalanceRun {
             bootstrap,
             color,
             group,
-            Integer.toString(sessionTimeoutMs),
-            admin)
+            Integer.toString(sessionTimeoutMs))
         .redirectErrorStream(true)
         .redirectOutput(Path.of(System.getProperty("java.io.tmpdir"), group + ".log").toFile())
         .start();

@@ -146,10 +146,6 @@ public final class ConsumerConfig {
     return values.get(ConsumerConfigDef.FETCH_MAX_BYTES);
   }
 
-  public String groupAdminAddress() {
-    return values.get(ConsumerConfigDef.GROUP_ADMIN_ADDRESS);
-  }
-
   /** Instantiates {@code key.deserializer}. */
   public Deserializer<?> keyDeserializer() {
     return instantiate(

@@ -132,15 +132,6 @@ public final class ConsumerConfigDef {
                   "Class name of the value's Deserializer (public, no-argument constructor), for"
                       + " example io.flexlog.client.consumer.Deserializers$StringDeserializer."));
 
-  public static final ConfigKey<String> GROUP_ADMIN_ADDRESS =
-      DEF.define(
-          ConfigKey.string("group.admin.address", "127.0.0.1:7090")
-              .importance(Importance.LOW)
-              .doc(
-                  "host:port of the admin service, used once to create a group's color when it"
-                      + " does not exist yet (needs flexlog-server on the class path; otherwise"
-                      + " create it with `flexlog groups create`)."));
-
   private ConsumerConfigDef() {}
 
   private static String groupIdProblem(String id) {

@@ -1,13 +1,20 @@
 package io.flexlog.client.consumer;
 
+import io.flexlog.client.FlexLogAdmin;
+import io.flexlog.client.NewColor;
 import io.flexlog.client.internals.ClientCore;
+import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.UnknownColorException;
-import java.util.ServiceLoader;
 
 /**
- * Finds a group's internal color, creating it through a {@link GroupColorProvisioner} if missing.
+ * Finds a group's internal color, creating it through {@link FlexLogAdmin} when it is missing: over
+ * the data plane, on the consumer's own bootstrap servers, which relay the request to the cluster's
+ * admin service (docs/architecture.md#consumer-groups).
  */
 final class GroupColors {
+  /** The group color's parent: every group's log is one shard under the root color. */
+  static final String PARENT = "global";
+
   private GroupColors() {}
 
   static void ensure(ClientCore core, ConsumerConfig config) {
@@ -18,33 +25,21 @@ final class GroupColors {
     } catch (UnknownColorException e) {
       // create it below
     }
-    GroupColorProvisioner provisioner =
-        ServiceLoader.load(GroupColorProvisioner.class, GroupColors.class.getClassLoader())
-            .findFirst()
-            .orElseThrow(
-                () ->
-                    new GroupColorMissingException(
-                        "the color of group '"
-                            + config.groupId()
-                            + "' ("
-                            + name
-                            + ") does not exist and no GroupColorProvisioner is on the class path;"
-                            + " create it with `flexlog groups create --group "
-                            + config.groupId()
-                            + "`"));
-    try {
-      provisioner.createGroupColor(
-          name, config.groupAdminAddress(), config.client().deliveryTimeout());
-    } catch (RuntimeException e) {
+    try (FlexLogAdmin admin = FlexLogAdmin.create(config.client())) {
+      admin.createColor(NewColor.of(name, PARENT).shards(1));
+    } catch (FlexLogException e) {
       throw new GroupColorMissingException(
           "could not create the color of group '"
               + config.groupId()
               + "' ("
               + name
-              + ") through the admin service at "
-              + config.groupAdminAddress()
-              + " (group.admin.address): "
-              + e.getMessage(),
+              + ") through the bootstrap servers "
+              + config.client().bootstrapServers()
+              + ": "
+              + e.getMessage()
+              + "; create it with `flexlog groups create --group "
+              + config.groupId()
+              + "`",
           e);
     }
     core.refreshMetadata();

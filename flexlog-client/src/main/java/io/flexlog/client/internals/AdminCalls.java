@@ -31,8 +31,8 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
- * The network side of {@code FlexLogAdmin}: sends one admin request (CREATE_COLOR, DESCRIBE_COLORS,
- * DESCRIBE_CLUSTER) to a node, which relays it to the cluster's admin service
+ * The network side of {@code FlexLogAdmin}: sends one admin request (CREATE_COLOR, ALTER_COLOR,
+ * DESCRIBE_COLORS, DESCRIBE_CLUSTER) to a node, which relays it to the cluster's admin service
  * (docs/architecture.md#admin-requests-on-the-data-plane), and decodes the answer.
  *
  * <p>Each call opens a connection to the first bootstrap server, sends the request and waits for

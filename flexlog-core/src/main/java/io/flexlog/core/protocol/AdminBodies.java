@@ -7,11 +7,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fields the admin frames (codes 90-95, docs/protocol.md#admin-frames) share: strings (an unsigned
- * 2-byte length and UTF-8 bytes), counted lists and the color entry:
+ * Fields the admin frames (codes 90-97, docs/protocol.md#admin-frames) share: strings (an unsigned
+ * 2-byte length and UTF-8 bytes), counted lists, the color entry:
  *
  * <pre>
  *  id (4) | sequencer node id (4) | replication factor (4) | shard count (4) | shard ids (4 each) | name (str) | parent name (str, empty for the root)
+ *  retention.ms (8) | retention.bytes (8)
+ * </pre>
+ *
+ * and the outcome of a color change (CREATE_COLOR_RESPONSE, ALTER_COLOR_RESPONSE):
+ *
+ * <pre>
+ *  flag (1: 0 or 1) | topology version (8) | unacknowledged node count (4) | node ids (4 each) | color entry
  * </pre>
  *
  * Readers work on a slice of the body and throw {@link IndexOutOfBoundsException} when it is too
@@ -20,6 +27,13 @@ import java.util.List;
 final class AdminBodies {
   /** The longest string a frame carries, in UTF-8 bytes. */
   static final int MAX_STRING_BYTES = 0xFFFF;
+
+  /** The smallest color entry: four ints (no shards), two empty strings and two longs. */
+  static final int MIN_COLOR_BYTES = 36;
+
+  /** A color change's outcome: the flag (created, changed), the version and the color. */
+  record Outcome(
+      boolean flag, long topologyVersion, List<Integer> unacknowledgedNodeIds, ColorEntry color) {}
 
   private AdminBodies() {}
 
@@ -69,6 +83,8 @@ final class AdminBodies {
     }
     writeString(out, color.name());
     writeString(out, color.parent());
+    out.writeLong(color.retentionMs());
+    out.writeLong(color.retentionBytes());
   }
 
   static ColorEntry readColor(ByteBuf in, String frame) {
@@ -82,7 +98,38 @@ final class AdminBodies {
     }
     String name = readString(in);
     String parent = readString(in);
-    return new ColorEntry(id, name, parent, sequencer, replication, shards);
+    long retentionMs = in.readLong();
+    long retentionBytes = in.readLong();
+    return new ColorEntry(
+        id, name, parent, sequencer, replication, shards, retentionMs, retentionBytes);
+  }
+
+  static void writeOutcome(ByteBuf out, Outcome outcome) {
+    out.writeByte(outcome.flag() ? 1 : 0);
+    out.writeLong(outcome.topologyVersion());
+    out.writeInt(outcome.unacknowledgedNodeIds().size());
+    for (int node : outcome.unacknowledgedNodeIds()) {
+      out.writeInt(node);
+    }
+    writeColor(out, outcome.color());
+  }
+
+  /**
+   * @param flagName the flag's name in the frame's documentation, for the error message
+   */
+  static Outcome readOutcome(ByteBuf in, String frame, String flagName) {
+    int flag = in.readUnsignedByte();
+    if (flag > 1) {
+      throw new ProtocolException(frame + ": " + flagName + " flag must be 0 or 1, got " + flag);
+    }
+    long version = in.readLong();
+    int count = readCount(in, frame, "unacknowledged node", 4);
+    List<Integer> nodes = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      nodes.add(in.readInt());
+    }
+    ColorEntry color = readColor(in, frame);
+    return new Outcome(flag == 1, version, nodes, color);
   }
 
   static void requireEnd(ByteBuf in, String frame) {

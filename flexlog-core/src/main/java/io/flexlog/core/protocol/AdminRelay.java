@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * Where a node hands the admin requests it receives on its data-plane port (CREATE_COLOR,
- * DESCRIBE_COLORS, DESCRIBE_CLUSTER; {@link MessageType#isAdminRequest}): the control plane relays
- * them to the admin service and answers with the matching response frame or an ERROR
+ * DESCRIBE_COLORS, DESCRIBE_CLUSTER, ALTER_COLOR; {@link MessageType#isAdminRequest}): the control
+ * plane relays them to the admin service and answers with the matching response frame or an ERROR
  * (docs/architecture.md#admin-requests-on-the-data-plane). Sequencer and replica nodes know only
  * this interface; {@code flexlog-server} implements it.
  */

@@ -1,9 +1,8 @@
 package io.flexlog.core.protocol;
 
-import io.flexlog.core.error.ProtocolException;
+import io.flexlog.core.model.Retention;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,18 +14,24 @@ import java.util.List;
  * <pre>
  * CREATE_COLOR
  *  shards (4, 0 = 1) | replication factor (4, 0 = 3) | sequencer node id (4, -1 = the parent's)
- *  name (str) | parent (str)
+ *  name (str) | parent (str) | optional: retention.ms (8) | retention.bytes (8)
  *
  * CREATE_COLOR_RESPONSE
  *  created (1: 1 new, 0 it existed with the same settings) | topology version (8)
  *  unacknowledged node count (4) | node ids (4 each) | color entry (docs/protocol.md#admin-frames)
  * </pre>
+ *
+ * The retention tail is written only when a limit is set (not -1), so that a CREATE_COLOR without
+ * retention keeps the layout nodes without it accept; a request without it keeps everything.
  */
 public final class CreateColorDescriptor {
   public static final int SHARDS_OFFSET = 0;
   public static final int REPLICATION_OFFSET = 4;
   public static final int SEQUENCER_OFFSET = 8;
   public static final int NAME_OFFSET = 12;
+
+  /** Bytes of the optional retention tail after the parent's name. */
+  public static final int RETENTION_TAIL_BYTES = 16;
 
   public static final int CREATED_OFFSET = 0;
   public static final int VERSION_OFFSET = 1;
@@ -45,9 +50,29 @@ public final class CreateColorDescriptor {
    * What a CREATE_COLOR asks for; the service fills in defaults and checks the values.
    *
    * @param sequencerNodeId the node to host the role, or {@link #PARENTS_SEQUENCER}
+   * @param retentionMs retention.ms, -1 (the default) keeps everything
+   * @param retentionBytes retention.bytes, -1 (the default) for no limit
    */
   public record Request(
-      String name, String parent, int shards, int replicationFactor, int sequencerNodeId) {}
+      String name,
+      String parent,
+      int shards,
+      int replicationFactor,
+      int sequencerNodeId,
+      long retentionMs,
+      long retentionBytes) {
+    /** A request without retention (both limits -1). */
+    public Request(
+        String name, String parent, int shards, int replicationFactor, int sequencerNodeId) {
+      this(
+          name, parent, shards, replicationFactor, sequencerNodeId, Retention.KEEP, Retention.KEEP);
+    }
+
+    /** True when the request carries the retention tail: a limit other than -1. */
+    public boolean hasRetention() {
+      return retentionMs != Retention.KEEP || retentionBytes != Retention.KEEP;
+    }
+  }
 
   /**
    * What a CREATE_COLOR_RESPONSE carries.
@@ -77,6 +102,10 @@ public final class CreateColorDescriptor {
       body.writeInt(request.sequencerNodeId());
       AdminBodies.writeString(body, request.name());
       AdminBodies.writeString(body, request.parent());
+      if (request.hasRetention()) {
+        body.writeLong(request.retentionMs());
+        body.writeLong(request.retentionBytes());
+      }
       return frame(alloc, MessageType.CREATE_COLOR, requestId, body);
     } finally {
       body.release();
@@ -92,8 +121,17 @@ public final class CreateColorDescriptor {
       int sequencer = in.readInt();
       String name = AdminBodies.readString(in);
       String parent = AdminBodies.readString(in);
+      long retentionMs = Retention.KEEP;
+      long retentionBytes = Retention.KEEP;
+      if (in.isReadable()) {
+        if (in.readableBytes() < RETENTION_TAIL_BYTES) {
+          throw AdminBodies.truncated(REQUEST);
+        }
+        retentionMs = in.readLong();
+        retentionBytes = in.readLong();
+      }
       AdminBodies.requireEnd(in, REQUEST);
-      return new Request(name, parent, shards, replication, sequencer);
+      return new Request(name, parent, shards, replication, sequencer, retentionMs, retentionBytes);
     } catch (IndexOutOfBoundsException e) {
       throw AdminBodies.truncated(REQUEST);
     }
@@ -102,13 +140,13 @@ public final class CreateColorDescriptor {
   public static ByteBuf encodeResponse(ByteBufAllocator alloc, long requestId, Response response) {
     ByteBuf body = alloc.buffer();
     try {
-      body.writeByte(response.created() ? 1 : 0);
-      body.writeLong(response.topologyVersion());
-      body.writeInt(response.unacknowledgedNodeIds().size());
-      for (int node : response.unacknowledgedNodeIds()) {
-        body.writeInt(node);
-      }
-      AdminBodies.writeColor(body, response.color());
+      AdminBodies.writeOutcome(
+          body,
+          new AdminBodies.Outcome(
+              response.created(),
+              response.topologyVersion(),
+              response.unacknowledgedNodeIds(),
+              response.color()));
       return frame(alloc, MessageType.CREATE_COLOR_RESPONSE, requestId, body);
     } finally {
       body.release();
@@ -119,19 +157,13 @@ public final class CreateColorDescriptor {
   public static Response decodeResponse(ByteBuf frame) {
     ByteBuf in = AdminBodies.body(frame);
     try {
-      int created = in.readUnsignedByte();
-      if (created > 1) {
-        throw new ProtocolException(RESPONSE + ": created flag must be 0 or 1, got " + created);
-      }
-      long version = in.readLong();
-      int count = AdminBodies.readCount(in, RESPONSE, "unacknowledged node", 4);
-      List<Integer> nodes = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        nodes.add(in.readInt());
-      }
-      ColorEntry color = AdminBodies.readColor(in, RESPONSE);
+      AdminBodies.Outcome outcome = AdminBodies.readOutcome(in, RESPONSE, "created");
       AdminBodies.requireEnd(in, RESPONSE);
-      return new Response(created == 1, version, nodes, color);
+      return new Response(
+          outcome.flag(),
+          outcome.topologyVersion(),
+          outcome.unacknowledgedNodeIds(),
+          outcome.color());
     } catch (IndexOutOfBoundsException e) {
       throw AdminBodies.truncated(RESPONSE);
     }

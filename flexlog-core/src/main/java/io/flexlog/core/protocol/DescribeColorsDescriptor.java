@@ -26,9 +26,6 @@ public final class DescribeColorsDescriptor {
   public static final int COUNT_OFFSET = 8;
   public static final int COLORS_OFFSET = 12;
 
-  /** The smallest color entry: four ints (no shards) and two empty strings. */
-  private static final int MIN_COLOR_BYTES = 20;
-
   private static final String REQUEST = "DESCRIBE_COLORS";
   private static final String RESPONSE = "DESCRIBE_COLORS_RESPONSE";
 
@@ -86,7 +83,7 @@ public final class DescribeColorsDescriptor {
     ByteBuf in = AdminBodies.body(frame);
     try {
       long version = in.readLong();
-      int count = AdminBodies.readCount(in, RESPONSE, "color", MIN_COLOR_BYTES);
+      int count = AdminBodies.readCount(in, RESPONSE, "color", AdminBodies.MIN_COLOR_BYTES);
       List<ColorEntry> colors = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
         colors.add(AdminBodies.readColor(in, RESPONSE));

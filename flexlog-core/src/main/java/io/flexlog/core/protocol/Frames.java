@@ -58,6 +58,8 @@ public final class Frames {
       case MessageType.DESCRIBE_COLORS_RESPONSE -> DescribeColorsDescriptor.decodeResponse(frame);
       case MessageType.DESCRIBE_CLUSTER -> DescribeClusterDescriptor.validateRequest(frame);
       case MessageType.DESCRIBE_CLUSTER_RESPONSE -> DescribeClusterDescriptor.decodeResponse(frame);
+      case MessageType.ALTER_COLOR -> AlterColorDescriptor.decodeRequest(frame);
+      case MessageType.ALTER_COLOR_RESPONSE -> AlterColorDescriptor.decodeResponse(frame);
       case MessageType.REPLICA_STATUS -> ReplicaStatusDescriptor.validateRequest(frame);
       case MessageType.REPLICA_STATUS_RESPONSE -> ReplicaStatusDescriptor.decodeResponse(frame);
       default -> throw new ProtocolException("unknown frame type " + type);

@@ -147,6 +147,12 @@ public final class MessageType {
   /** Answer to DESCRIBE_CLUSTER. */
   public static final byte DESCRIBE_CLUSTER_RESPONSE = 95;
 
+  /** Client to any node: change a color's retention (the admin service's AlterColor). */
+  public static final byte ALTER_COLOR = 96;
+
+  /** Answer to ALTER_COLOR: the color with its new settings, whether they changed. */
+  public static final byte ALTER_COLOR_RESPONSE = 97;
+
   /**
    * Client to a replica node: its storage per tier and its colors (trim point, tail, records,
    * retention). Answered by the replica itself, not relayed
@@ -161,7 +167,10 @@ public final class MessageType {
 
   /** True for the admin requests a node relays to the admin service (CREATE_COLOR, ...). */
   public static boolean isAdminRequest(byte type) {
-    return type == CREATE_COLOR || type == DESCRIBE_COLORS || type == DESCRIBE_CLUSTER;
+    return type == CREATE_COLOR
+        || type == DESCRIBE_COLORS
+        || type == DESCRIBE_CLUSTER
+        || type == ALTER_COLOR;
   }
 
   public static String name(byte type) {
@@ -208,6 +217,8 @@ public final class MessageType {
       case DESCRIBE_COLORS_RESPONSE -> "DESCRIBE_COLORS_RESPONSE";
       case DESCRIBE_CLUSTER -> "DESCRIBE_CLUSTER";
       case DESCRIBE_CLUSTER_RESPONSE -> "DESCRIBE_CLUSTER_RESPONSE";
+      case ALTER_COLOR -> "ALTER_COLOR";
+      case ALTER_COLOR_RESPONSE -> "ALTER_COLOR_RESPONSE";
       case REPLICA_STATUS -> "REPLICA_STATUS";
       case REPLICA_STATUS_RESPONSE -> "REPLICA_STATUS_RESPONSE";
       default -> "UNKNOWN(" + type + ")";

@@ -18,11 +18,12 @@
  *       METADATA, ERROR. Replica and sequencer: HELLO, WELCOME, ORDER_REQUEST, ORDER_RESPONSE,
  *       WATERMARK, TOPOLOGY_MARK. Sequencer and sequencer: SEQUENCER_HELLO, RANGE_REQUEST,
  *       RANGE_RESPONSE, TREE_WATERMARK. Replica and replica: TOKEN_SYNC and its response.
- *   <li>Client and any node: the admin frames (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER and
- *       their responses), which decode into records ({@link io.flexlog.core.protocol.ColorEntry},
- *       the descriptors' {@code Request} and {@code Response}): they are rare and small. A node
- *       hands them to an {@link io.flexlog.core.protocol.AdminRelay}, which the control plane
- *       implements (docs/architecture.md#admin-requests-on-the-data-plane).
+ *   <li>Client and any node: the admin frames (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER,
+ *       ALTER_COLOR and their responses), which decode into records ({@link
+ *       io.flexlog.core.protocol.ColorEntry}, the descriptors' {@code Request} and {@code
+ *       Response}): they are rare and small. A node hands them to an {@link
+ *       io.flexlog.core.protocol.AdminRelay}, which the control plane implements
+ *       (docs/architecture.md#admin-requests-on-the-data-plane).
  * </ul>
  *
  * <h2>Who talks to whom</h2>

@@ -17,10 +17,11 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Golden bytes of the admin frames (types 90-95), written out by hand from the documented layouts
+ * Golden bytes of the admin frames (types 90-97), written out by hand from the documented layouts
  * (docs/protocol.md#admin-frames). Same conventions as {@link FrameGoldenBytesTest}.
  */
 class AdminFrameGoldenBytesTest {
@@ -43,19 +44,38 @@ class AdminFrameGoldenBytesTest {
   }
 
   @Test
+  void createColorCarriesRetentionInAnOptionalTail() {
+    assertGolden(
+        new WireMessage.CreateColor(
+            REQUEST_ID,
+            new CreateColorDescriptor.Request(
+                "orders", "global", 2, 3, CreateColorDescriptor.PARENTS_SEQUENCER, 7_200_000, -1)),
+        "00000038 f10c 01 5a "
+            + HEADER_ID
+            + " 00000002 00000003 ffffffff 0006 6f7264657273 0006 676c6f62616c"
+            // retention.ms 7200000, retention.bytes -1
+            + " 00000000006ddd00 ffffffffffffffff");
+  }
+
+  @Test
   void createColorResponseMatchesDocumentedLayout() {
     assertGolden(
         new WireMessage.CreateColorResponse(
             REQUEST_ID,
             new CreateColorDescriptor.Response(
-                true, 7, List.of(5), new ColorEntry(3, "eu", "global", 1, 3, List.of(10, 11)))),
-        "00000041 f10c 01 5b "
+                true,
+                7,
+                List.of(5),
+                new ColorEntry(3, "eu", "global", 1, 3, List.of(10, 11), 60_000, 1 << 20))),
+        "00000051 f10c 01 5b "
             + HEADER_ID
             // created, topology version, unacknowledged nodes
             + " 01 0000000000000007 00000001 00000005"
             // color entry: id, sequencer node, replication factor, shards, name, parent
             + " 00000003 00000001 00000003 00000002 0000000a 0000000b 0002 6575"
-            + " 0006 676c6f62616c");
+            + " 0006 676c6f62616c"
+            // retention.ms, retention.bytes
+            + " 000000000000ea60 0000000000100000");
   }
 
   @Test
@@ -74,13 +94,50 @@ class AdminFrameGoldenBytesTest {
         new WireMessage.DescribeColorsResponse(
             REQUEST_ID,
             new DescribeColorsDescriptor.Response(
-                9, List.of(new ColorEntry(0, "global", "", 1, 3, List.of(10))))),
-        "00000036 f10c 01 5d "
+                9, List.of(new ColorEntry(0, "global", "", 1, 3, List.of(10), -1, -1)))),
+        "00000046 f10c 01 5d "
             + HEADER_ID
             // topology version, color count
             + " 0000000000000009 00000001"
-            // the root color: no parent name
-            + " 00000000 00000001 00000003 00000001 0000000a 0006 676c6f62616c 0000");
+            // the root color: no parent name, keeps everything
+            + " 00000000 00000001 00000003 00000001 0000000a 0006 676c6f62616c 0000"
+            + " ffffffffffffffff ffffffffffffffff");
+  }
+
+  @Test
+  void alterColorMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.AlterColor(
+            REQUEST_ID,
+            new AlterColorDescriptor.Request(
+                "orders", OptionalLong.of(7_200_000), OptionalLong.empty())),
+        "00000025 f10c 01 60 "
+            + HEADER_ID
+            // name, given (bit 0: retention.ms), retention.ms, retention.bytes (not given: -1)
+            + " 0006 6f7264657273 01 00000000006ddd00 ffffffffffffffff");
+    assertGolden(
+        new WireMessage.AlterColor(
+            REQUEST_ID,
+            new AlterColorDescriptor.Request("eu", OptionalLong.of(-1), OptionalLong.of(4096))),
+        "00000021 f10c 01 60 " + HEADER_ID + " 0002 6575 03 ffffffffffffffff 0000000000001000");
+  }
+
+  @Test
+  void alterColorResponseMatchesDocumentedLayout() {
+    assertGolden(
+        new WireMessage.AlterColorResponse(
+            REQUEST_ID,
+            new AlterColorDescriptor.Response(
+                false,
+                8,
+                List.of(),
+                new ColorEntry(3, "eu", "global", 1, 3, List.of(10), -1, 4096))),
+        "00000049 f10c 01 61 "
+            + HEADER_ID
+            // changed, topology version, no unacknowledged node
+            + " 00 0000000000000008 00000000"
+            + " 00000003 00000001 00000003 00000001 0000000a 0002 6575 0006 676c6f62616c"
+            + " ffffffffffffffff 0000000000001000");
   }
 
   @Test
@@ -168,7 +225,14 @@ class AdminFrameGoldenBytesTest {
   @Test
   void shouldRefuseTruncatedAndTrailingBodies() {
     assertRefused("5a", "00000002 00000003 ffffffff 0006 6f7264", "CREATE_COLOR is truncated");
-    assertRefused("5a", "00000002 00000003 ffffffff 0000 0000 00", "CREATE_COLOR has 1 trailing");
+    assertRefused("5a", "00000002 00000003 ffffffff 0000 0000 00", "CREATE_COLOR is truncated");
+    assertRefused(
+        "5a",
+        "00000002 00000003 ffffffff 0000 0000 0000000000000001 0000000000000002 00",
+        "CREATE_COLOR has 1 trailing");
+    assertRefused("60", "0002 6575 01 0000000000000001", "ALTER_COLOR is truncated");
+    assertRefused(
+        "60", "0002 6575 01 0000000000000001 ffffffffffffffff 00", "ALTER_COLOR has 1 trailing");
     assertRefused("5c", "", "DESCRIBE_COLORS is truncated");
     assertRefused("5e", "00", "DESCRIBE_CLUSTER body must be 0 bytes, got 1");
   }
@@ -186,8 +250,21 @@ class AdminFrameGoldenBytesTest {
     assertRefused(
         "5d", "0000000000000009 ffffffff", "DESCRIBE_COLORS_RESPONSE: color count -1 does not fit");
     assertRefused(
+        "61",
+        "02 0000000000000007 00000000",
+        "ALTER_COLOR_RESPONSE: changed flag must be 0 or 1, got 2");
+    assertRefused(
+        "60",
+        "0002 6575 04 ffffffffffffffff ffffffffffffffff",
+        "ALTER_COLOR: unknown bits in the given-settings byte 0x4");
+    assertRefused(
+        "60",
+        "0002 6575 01 0000000000000001 0000000000000005",
+        "ALTER_COLOR: retention.bytes is not given but holds 5 instead of -1");
+    assertRefused(
         "5d",
-        "0000000000000009 00000001 00000000 00000001 00000003 00001000 0000000000000000",
+        "0000000000000009 00000001 00000000 00000001 00000003 00001000 0000000000000000"
+            + " 0000000000000000 0000000000000000",
         "DESCRIBE_COLORS_RESPONSE: shard count 4096 does not fit");
   }
 
@@ -218,6 +295,8 @@ class AdminFrameGoldenBytesTest {
     assertThat(MessageType.isAdminRequest(MessageType.CREATE_COLOR)).isTrue();
     assertThat(MessageType.isAdminRequest(MessageType.DESCRIBE_COLORS)).isTrue();
     assertThat(MessageType.isAdminRequest(MessageType.DESCRIBE_CLUSTER)).isTrue();
+    assertThat(MessageType.isAdminRequest(MessageType.ALTER_COLOR)).isTrue();
+    assertThat(MessageType.isAdminRequest(MessageType.ALTER_COLOR_RESPONSE)).isFalse();
     assertThat(MessageType.isAdminRequest(MessageType.CREATE_COLOR_RESPONSE)).isFalse();
     assertThat(MessageType.isAdminRequest(MessageType.METADATA_REQUEST)).isFalse();
   }

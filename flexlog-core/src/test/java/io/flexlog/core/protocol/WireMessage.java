@@ -195,6 +195,21 @@ sealed interface WireMessage {
     }
   }
 
+  record AlterColor(long requestId, AlterColorDescriptor.Request request) implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return AlterColorDescriptor.encodeRequest(alloc, requestId, request);
+    }
+  }
+
+  record AlterColorResponse(long requestId, AlterColorDescriptor.Response response)
+      implements WireMessage {
+    @Override
+    public ByteBuf encode(ByteBufAllocator alloc) {
+      return AlterColorDescriptor.encodeResponse(alloc, requestId, response);
+    }
+  }
+
   record ReplicaStatus(long requestId) implements WireMessage {
     @Override
     public ByteBuf encode(ByteBufAllocator alloc) {
@@ -650,6 +665,10 @@ sealed interface WireMessage {
       case MessageType.DESCRIBE_CLUSTER -> new DescribeCluster(requestId);
       case MessageType.DESCRIBE_CLUSTER_RESPONSE ->
           new DescribeClusterResponse(requestId, DescribeClusterDescriptor.decodeResponse(frame));
+      case MessageType.ALTER_COLOR ->
+          new AlterColor(requestId, AlterColorDescriptor.decodeRequest(frame));
+      case MessageType.ALTER_COLOR_RESPONSE ->
+          new AlterColorResponse(requestId, AlterColorDescriptor.decodeResponse(frame));
       case MessageType.REPLICA_STATUS -> new ReplicaStatus(requestId);
       case MessageType.REPLICA_STATUS_RESPONSE ->
           new ReplicaStatusResponse(requestId, ReplicaStatusDescriptor.decodeResponse(frame));

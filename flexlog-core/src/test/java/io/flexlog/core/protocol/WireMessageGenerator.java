@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  */
 final class WireMessageGenerator {
   /** How many message types {@link #message} chooses from: every frame type. */
-  static final int TYPES = 40;
+  static final int TYPES = 42;
 
   private static final byte[] READ_STATUSES = {
     ReadResponseDescriptor.FOUND,
@@ -137,7 +137,7 @@ final class WireMessageGenerator {
           new WireMessage.CreateColor(
               e.anyLong(),
               new CreateColorDescriptor.Request(
-                  name(), name(), e.anyInt(), e.anyInt(), e.anyInt()));
+                  name(), name(), e.anyInt(), e.anyInt(), e.anyInt(), e.anyLong(), e.anyLong()));
       case 33 ->
           new WireMessage.CreateColorResponse(
               e.anyLong(),
@@ -163,6 +163,15 @@ final class WireMessageGenerator {
                               e.anyInt(), name(), e.intBetween(0, 65535)))));
       case 38 -> new WireMessage.ReplicaStatus(e.anyLong());
       case 39 -> new WireMessage.ReplicaStatusResponse(e.anyLong(), replicaDescription());
+      case 40 ->
+          new WireMessage.AlterColor(
+              e.anyLong(),
+              new AlterColorDescriptor.Request(name(), optionalLong(), optionalLong()));
+      case 41 ->
+          new WireMessage.AlterColorResponse(
+              e.anyLong(),
+              new AlterColorDescriptor.Response(
+                  e.intBetween(0, 1) == 1, e.anyLong(), list(0, 4, e::anyInt), colorEntry()));
       default -> throw new IllegalArgumentException("no message type " + type);
     };
   }
@@ -214,7 +223,23 @@ final class WireMessageGenerator {
 
   private ColorEntry colorEntry() {
     return new ColorEntry(
-        e.anyInt(), name(), name(), e.anyInt(), e.anyInt(), list(0, 4, e::anyInt));
+        e.anyInt(),
+        name(),
+        name(),
+        e.anyInt(),
+        e.anyInt(),
+        list(0, 4, e::anyInt),
+        e.anyLong(),
+        e.anyLong());
+  }
+
+  /** A setting an ALTER_COLOR may leave out: empty, -1 or any value. */
+  private java.util.OptionalLong optionalLong() {
+    return switch (e.intBetween(0, 2)) {
+      case 0 -> java.util.OptionalLong.empty();
+      case 1 -> java.util.OptionalLong.of(-1);
+      default -> java.util.OptionalLong.of(e.anyLong());
+    };
   }
 
   private WireMessage.BatchOutcome batchOutcome() {

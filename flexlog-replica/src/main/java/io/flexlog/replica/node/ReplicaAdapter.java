@@ -48,8 +48,8 @@ public final class ReplicaAdapter {
   }
 
   /**
-   * Lets {@code relay} serve the admin requests (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER)
-   * that clients send to this node. Any thread.
+   * Lets {@code relay} serve the admin requests (CREATE_COLOR, ALTER_COLOR, DESCRIBE_COLORS,
+   * DESCRIBE_CLUSTER) that clients send to this node. Any thread.
    */
   public void adminRelay(AdminRelay relay) {
     this.admin = Objects.requireNonNull(relay, "relay");
@@ -71,7 +71,10 @@ public final class ReplicaAdapter {
       case MessageType.TOKEN_SYNC -> engine.onTokenSync(connection, frame);
       case MessageType.SYNC_FETCH -> engine.onSyncFetch(connection, frame);
       case MessageType.STAGE, MessageType.COMMIT_GROUP -> engine.onAtomicFrame(connection, frame);
-      case MessageType.CREATE_COLOR, MessageType.DESCRIBE_COLORS, MessageType.DESCRIBE_CLUSTER ->
+      case MessageType.CREATE_COLOR,
+              MessageType.ALTER_COLOR,
+              MessageType.DESCRIBE_COLORS,
+              MessageType.DESCRIBE_CLUSTER ->
           AdminRelay.serve(
               admin,
               frame,

@@ -34,7 +34,8 @@ public final class SequencerInbound {
   }
 
   /**
-   * @param admin serves the admin requests (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER)
+   * @param admin serves the admin requests (CREATE_COLOR, ALTER_COLOR, DESCRIBE_COLORS,
+   *     DESCRIBE_CLUSTER)
    * @param loop the node's event loop, where the relayed answers are written
    */
   public SequencerInbound(

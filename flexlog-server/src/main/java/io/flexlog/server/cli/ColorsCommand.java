@@ -1,7 +1,7 @@
 package io.flexlog.server.cli;
 
-import io.flexlog.admin.v1.AlterColorRequest;
-import io.flexlog.admin.v1.AlterColorResponse;
+import io.flexlog.client.AlterColorOptions;
+import io.flexlog.client.AlterColorResult;
 import io.flexlog.client.ColorDescription;
 import io.flexlog.client.CreateColorResult;
 import io.flexlog.client.NewColor;
@@ -10,6 +10,7 @@ import io.flexlog.core.model.Retention;
 import io.flexlog.server.control.ColorSpec;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -91,7 +92,7 @@ final class ColorsCommand implements Runnable {
         paramLabel = "MS",
         description =
             "Trim records older than MS milliseconds; -1 keeps them (default: -1, keep"
-                + " everything). Needs --admin.")
+                + " everything).")
     Long retentionMs;
 
     @Option(
@@ -99,7 +100,7 @@ final class ColorsCommand implements Runnable {
         paramLabel = "BYTES",
         description =
             "Keep at most about BYTES payload bytes of the color per shard, trimming the oldest;"
-                + " -1 for no limit (default: -1). Needs --admin.")
+                + " -1 for no limit (default: -1).")
     Long retentionBytes;
 
     @Override
@@ -128,20 +129,20 @@ final class ColorsCommand implements Runnable {
       }
       checkRetention(spec, "--retention-ms", retentionMs);
       checkRetention(spec, "--retention-bytes", retentionBytes);
-      Retention retention =
-          new Retention(
-              retentionMs == null ? Retention.KEEP : retentionMs,
-              retentionBytes == null ? Retention.KEEP : retentionBytes);
+      if (retentionMs != null) {
+        color = color.retentionMs(retentionMs);
+      }
+      if (retentionBytes != null) {
+        color = color.retentionBytes(retentionBytes);
+      }
       CreateColorResult result;
-      String retentionText;
       try (ColorsTarget.Session session = target.open()) {
-        result = session.createColor(color, retention);
-        retentionText = session.retention(result.color().name()).map(r -> " " + r + ",").orElse("");
+        result = session.createColor(color);
       }
       PrintWriter out = spec.commandLine().getOut();
       ColorDescription created = result.color();
       out.printf(
-          "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas,%s"
+          "%s color '%s' (id %d) under '%s' on sequencer node %d: shards %s x %d replicas, %s,"
               + " topology version %d%n",
           result.created() ? "created" : "unchanged (already exists):",
           created.name(),
@@ -150,7 +151,7 @@ final class ColorsCommand implements Runnable {
           created.sequencerNodeId(),
           created.shardIds(),
           created.replicationFactor(),
-          retentionText,
+          created.retention(),
           result.topologyVersion());
       out.flush();
       warnUnacknowledged(spec, result.unacknowledgedNodeIds(), result.topologyVersion());
@@ -162,7 +163,7 @@ final class ColorsCommand implements Runnable {
       name = "alter",
       mixinStandardHelpOptions = true,
       description = {
-        "Change a color's retention (through the admin service: give --admin).",
+        "Change a color's retention.",
         "Options left out keep their value. The replicas apply the new retention within a few"
             + " seconds (docs/architecture.md#retention)."
       })
@@ -198,27 +199,23 @@ final class ColorsCommand implements Runnable {
       }
       checkRetention(spec, "--retention-ms", retentionMs);
       checkRetention(spec, "--retention-bytes", retentionBytes);
-      AlterColorRequest.Builder request = AlterColorRequest.newBuilder().setName(name);
-      if (retentionMs != null) {
-        request.setRetentionMs(retentionMs);
-      }
-      if (retentionBytes != null) {
-        request.setRetentionBytes(retentionBytes);
-      }
-      AlterColorResponse response;
+      AlterColorOptions options =
+          new AlterColorOptions(
+              retentionMs == null ? OptionalLong.empty() : OptionalLong.of(retentionMs),
+              retentionBytes == null ? OptionalLong.empty() : OptionalLong.of(retentionBytes));
+      AlterColorResult result;
       try (ColorsTarget.Session session = target.open()) {
-        response = session.alterColor(request.build());
+        result = session.alterColor(name, options);
       }
       PrintWriter out = spec.commandLine().getOut();
       out.printf(
           "%s color '%s': %s, topology version %d%n",
-          response.getChanged() ? "altered" : "unchanged (already so):",
-          response.getColor().getName(),
-          ColorsTarget.retention(response.getColor()),
-          response.getTopologyVersion());
+          result.changed() ? "altered" : "unchanged (already so):",
+          result.color().name(),
+          result.color().retention(),
+          result.topologyVersion());
       out.flush();
-      warnUnacknowledged(
-          spec, response.getUnacknowledgedNodeIdsList(), response.getTopologyVersion());
+      warnUnacknowledged(spec, result.unacknowledgedNodeIds(), result.topologyVersion());
       return 0;
     }
   }
@@ -248,8 +245,8 @@ final class ColorsCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Print every color, one per line.",
-        "Each line: name, parent ('-' for the root), number of shards attached to it, and with"
-            + " --admin its retention (-1: keep everything)."
+        "Each line: name, parent ('-' for the root), number of shards attached to it and its"
+            + " retention (-1: keep everything)."
       })
   static final class ListColors implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -261,11 +258,8 @@ final class ColorsCommand implements Runnable {
       try (ColorsTarget.Session session = target.open()) {
         for (ColorDescription color : session.listColors()) {
           out.printf(
-              "%-20s %-20s %d%s%n",
-              color.name(),
-              color.parent().orElse("-"),
-              color.shardIds().size(),
-              session.retention(color.name()).map(r -> " " + r).orElse(""));
+              "%-20s %-20s %d %s%n",
+              color.name(), color.parent().orElse("-"), color.shardIds().size(), color.retention());
         }
       }
       out.flush();
@@ -278,8 +272,8 @@ final class ColorsCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Print one color's settings.",
-        "One line: name, id, parent, sequencer node, shards and replicas per shard; exit 1 for"
-            + " an unknown color."
+        "One line: name, id, parent, sequencer node, shards, replicas per shard and retention;"
+            + " exit 1 for an unknown color."
       })
   static final class Describe implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -300,13 +294,14 @@ final class ColorsCommand implements Runnable {
       }
       PrintWriter out = spec.commandLine().getOut();
       out.printf(
-          "color=%s id=%d parent=%s sequencer-node=%d shards=%s replication=%d%n",
+          "color=%s id=%d parent=%s sequencer-node=%d shards=%s replication=%d %s%n",
           color.name(),
           color.id(),
           color.parent().orElse("-"),
           color.sequencerNodeId(),
           color.shardIds(),
-          color.replicationFactor());
+          color.replicationFactor(),
+          color.retention());
       out.flush();
       return 0;
     }

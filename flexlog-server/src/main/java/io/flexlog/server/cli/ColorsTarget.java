@@ -5,6 +5,8 @@ import io.flexlog.admin.v1.AddColorResponse;
 import io.flexlog.admin.v1.AlterColorRequest;
 import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.ColorInfo;
+import io.flexlog.client.AlterColorOptions;
+import io.flexlog.client.AlterColorResult;
 import io.flexlog.client.ColorDescription;
 import io.flexlog.client.CreateColorResult;
 import io.flexlog.client.FlexLogAdmin;
@@ -21,15 +23,11 @@ import picocli.CommandLine.Option;
 /**
  * Where the {@code colors} commands send their requests: by default to a node ({@code --bootstrap},
  * through {@link FlexLogAdmin}: the node relays them to the admin service), or with {@code --admin}
- * straight to an admin gRPC service.
+ * straight to an admin gRPC service. Both paths do the same: create, alter, list and describe
+ * colors, retention included (docs/operations.md#retention).
  */
 final class ColorsTarget {
   static final String DEFAULT_BOOTSTRAP = "127.0.0.1:7070";
-
-  /** Retention is set only through the admin service so far (docs/operations.md#retention). */
-  static final String ADMIN_ONLY =
-      "retention is set through the admin service: give --admin HOST:PORT (the dev cluster's is"
-          + " 127.0.0.1:7090); a node reached with --bootstrap cannot relay it yet";
 
   @Option(
       names = "--bootstrap",
@@ -57,19 +55,9 @@ final class ColorsTarget {
 
   /** The operations the commands need, over either path. */
   interface Session extends AutoCloseable {
-    /**
-     * @throws IllegalArgumentException for a retention other than keep-all without --admin (the
-     *     data-plane relay does not carry retention yet)
-     */
-    CreateColorResult createColor(NewColor color, Retention retention);
+    CreateColorResult createColor(NewColor color);
 
-    /**
-     * @throws IllegalArgumentException without --admin (the data-plane relay has no AlterColor yet)
-     */
-    AlterColorResponse alterColor(AlterColorRequest request);
-
-    /** A color's retention, known only through --admin. */
-    Optional<Retention> retention(String colorName);
+    AlterColorResult alterColor(String name, AlterColorOptions options);
 
     List<ColorDescription> listColors();
 
@@ -103,21 +91,13 @@ final class ColorsTarget {
                 .build());
     return new Session() {
       @Override
-      public CreateColorResult createColor(NewColor color, Retention retention) {
-        if (!retention.keepsAll()) {
-          throw new IllegalArgumentException(ADMIN_ONLY);
-        }
+      public CreateColorResult createColor(NewColor color) {
         return client.createColor(color);
       }
 
       @Override
-      public AlterColorResponse alterColor(AlterColorRequest request) {
-        throw new IllegalArgumentException(ADMIN_ONLY);
-      }
-
-      @Override
-      public Optional<Retention> retention(String colorName) {
-        return Optional.empty();
+      public AlterColorResult alterColor(String name, AlterColorOptions options) {
+        return client.alterColor(name, options);
       }
 
       @Override
@@ -140,7 +120,7 @@ final class ColorsTarget {
   /** The {@code --admin} path: the admin service's gRPC calls. */
   private record GrpcSession(AdminClient client) implements Session {
     @Override
-    public CreateColorResult createColor(NewColor color, Retention retention) {
+    public CreateColorResult createColor(NewColor color) {
       AddColorRequest.Builder request =
           AddColorRequest.newBuilder()
               .setName(color.name())
@@ -148,11 +128,11 @@ final class ColorsTarget {
               .setShards(color.shards())
               .setReplicationFactor(color.replicationFactor());
       color.sequencerNodeId().ifPresent(request::setSequencerNodeId);
-      if (retention.ms() != Retention.KEEP) {
-        request.setRetentionMs(retention.ms());
+      if (color.retentionMs() != Retention.KEEP) {
+        request.setRetentionMs(color.retentionMs());
       }
-      if (retention.bytes() != Retention.KEEP) {
-        request.setRetentionBytes(retention.bytes());
+      if (color.retentionBytes() != Retention.KEEP) {
+        request.setRetentionBytes(color.retentionBytes());
       }
       AddColorResponse response = client.addColor(request.build());
       return new CreateColorResult(
@@ -163,16 +143,16 @@ final class ColorsTarget {
     }
 
     @Override
-    public AlterColorResponse alterColor(AlterColorRequest request) {
-      return client.alterColor(request);
-    }
-
-    @Override
-    public Optional<Retention> retention(String colorName) {
-      return client.listColors().getColorsList().stream()
-          .filter(c -> c.getName().equals(colorName))
-          .findFirst()
-          .map(ColorsTarget::retentionOf);
+    public AlterColorResult alterColor(String name, AlterColorOptions options) {
+      AlterColorRequest.Builder request = AlterColorRequest.newBuilder().setName(name);
+      options.retentionMs().ifPresent(request::setRetentionMs);
+      options.retentionBytes().ifPresent(request::setRetentionBytes);
+      AlterColorResponse response = client.alterColor(request.build());
+      return new AlterColorResult(
+          description(response.getColor()),
+          response.getChanged(),
+          response.getTopologyVersion(),
+          response.getUnacknowledgedNodeIdsList());
     }
 
     @Override
@@ -200,18 +180,10 @@ final class ColorsTarget {
           color.getParent().isEmpty() ? Optional.empty() : Optional.of(color.getParent()),
           color.getSequencerNodeId(),
           color.getReplicationFactor(),
-          color.getShardIdsList());
+          color.getShardIdsList(),
+          new Retention(
+              color.hasRetentionMs() ? color.getRetentionMs() : Retention.KEEP,
+              color.hasRetentionBytes() ? color.getRetentionBytes() : Retention.KEEP));
     }
-  }
-
-  /** {@code retention.ms=... retention.bytes=...} of a color as the admin service reports it. */
-  static String retention(ColorInfo color) {
-    return retentionOf(color).toString();
-  }
-
-  private static Retention retentionOf(ColorInfo color) {
-    return new Retention(
-        color.hasRetentionMs() ? color.getRetentionMs() : Retention.KEEP,
-        color.hasRetentionBytes() ? color.getRetentionBytes() : Retention.KEEP);
   }
 }

@@ -2,6 +2,8 @@ package io.flexlog.server.control;
 
 import io.flexlog.admin.v1.AddColorRequest;
 import io.flexlog.admin.v1.AddColorResponse;
+import io.flexlog.admin.v1.AlterColorRequest;
+import io.flexlog.admin.v1.AlterColorResponse;
 import io.flexlog.admin.v1.ColorInfo;
 import io.flexlog.admin.v1.ListColorsResponse;
 import io.flexlog.core.error.FlexLogException;
@@ -9,7 +11,9 @@ import io.flexlog.core.error.FlexLogTimeoutException;
 import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.error.NotReadyException;
 import io.flexlog.core.error.UnknownColorException;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.protocol.AdminRelay;
+import io.flexlog.core.protocol.AlterColorDescriptor;
 import io.flexlog.core.protocol.ColorEntry;
 import io.flexlog.core.protocol.CreateColorDescriptor;
 import io.flexlog.core.protocol.DescribeClusterDescriptor;
@@ -35,9 +39,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * Serves the admin requests a node receives on its data-plane port (CREATE_COLOR, DESCRIBE_COLORS,
- * DESCRIBE_CLUSTER) by calling the admin service over gRPC and encoding its answer as the matching
- * response frame, or its error as an ERROR frame with the same FlexLog code
+ * Serves the admin requests a node receives on its data-plane port (CREATE_COLOR, ALTER_COLOR,
+ * DESCRIBE_COLORS, DESCRIBE_CLUSTER) by calling the admin service over gRPC and encoding its answer
+ * as the matching response frame, or its error as an ERROR frame with the same FlexLog code
  * (docs/architecture.md#admin-requests-on-the-data-plane). So a client needs no gRPC to administer
  * the cluster, and finds the admin service from any bootstrap address.
  *
@@ -102,6 +106,7 @@ public final class AdminFrameRelay implements AdminRelay, AutoCloseable {
     Function<AdminClient, ByteBuf> call =
         switch (type) {
           case MessageType.CREATE_COLOR -> createColor(requestId, request);
+          case MessageType.ALTER_COLOR -> alterColor(requestId, request);
           case MessageType.DESCRIBE_COLORS -> describeColors(requestId, request);
           case MessageType.DESCRIBE_CLUSTER -> describeCluster(requestId);
           default ->
@@ -131,6 +136,14 @@ public final class AdminFrameRelay implements AdminRelay, AutoCloseable {
     if (request.sequencerNodeId() != CreateColorDescriptor.PARENTS_SEQUENCER) {
       grpc.setSequencerNodeId(request.sequencerNodeId());
     }
+    // -1 is "not given", as on the command line
+    // (docs/protocol.md#create_color-and-create_color_response)
+    if (request.retentionMs() != Retention.KEEP) {
+      grpc.setRetentionMs(request.retentionMs());
+    }
+    if (request.retentionBytes() != Retention.KEEP) {
+      grpc.setRetentionBytes(request.retentionBytes());
+    }
     AddColorRequest built = grpc.build();
     return client -> {
       AddColorResponse response = client.addColor(built);
@@ -139,6 +152,25 @@ public final class AdminFrameRelay implements AdminRelay, AutoCloseable {
           requestId,
           new CreateColorDescriptor.Response(
               response.getCreated(),
+              response.getTopologyVersion(),
+              response.getUnacknowledgedNodeIdsList(),
+              entry(response.getColor())));
+    };
+  }
+
+  private Function<AdminClient, ByteBuf> alterColor(long requestId, ByteBuf frame) {
+    AlterColorDescriptor.Request request = AlterColorDescriptor.decodeRequest(frame);
+    AlterColorRequest.Builder grpc = AlterColorRequest.newBuilder().setName(request.name());
+    request.retentionMs().ifPresent(grpc::setRetentionMs);
+    request.retentionBytes().ifPresent(grpc::setRetentionBytes);
+    AlterColorRequest built = grpc.build();
+    return client -> {
+      AlterColorResponse response = client.alterColor(built);
+      return AlterColorDescriptor.encodeResponse(
+          ByteBufAllocator.DEFAULT,
+          requestId,
+          new AlterColorDescriptor.Response(
+              response.getChanged(),
               response.getTopologyVersion(),
               response.getUnacknowledgedNodeIdsList(),
               entry(response.getColor())));
@@ -192,7 +224,9 @@ public final class AdminFrameRelay implements AdminRelay, AutoCloseable {
         color.getParent(),
         color.getSequencerNodeId(),
         color.getReplicationFactor(),
-        color.getShardIdsList());
+        color.getShardIdsList(),
+        color.hasRetentionMs() ? color.getRetentionMs() : Retention.KEEP,
+        color.hasRetentionBytes() ? color.getRetentionBytes() : Retention.KEEP);
   }
 
   /** Calls the admin services in turn until one answers; its answer or error as a frame. */
@@ -214,8 +248,8 @@ public final class AdminFrameRelay implements AdminRelay, AutoCloseable {
                     + admin
                     + " did not answer within "
                     + timeout.toMillis()
-                    + " ms; a color being created may still appear (creating it again with the"
-                    + " same settings is safe)"));
+                    + " ms; a color being created or altered may still change (sending the"
+                    + " request again is safe)"));
       } catch (FlexLogException e) {
         if (!isUnreachable(e)) {
           return error(requestId, e);

@@ -17,8 +17,8 @@
  *       messages and errors with {@code TopologyProtos} and {@code AdminErrors} (flexlog-core).
  *       {@link io.flexlog.server.control.AdminClient}: its blocking client ({@code colors --admin},
  *       tests). {@link io.flexlog.server.control.AdminFrameRelay}: every node's relay of the admin
- *       frames clients send on the data plane (CREATE_COLOR, DESCRIBE_COLORS, DESCRIBE_CLUSTER) to
- *       an admin service, over that client.
+ *       frames clients send on the data plane (CREATE_COLOR, ALTER_COLOR, DESCRIBE_COLORS,
+ *       DESCRIBE_CLUSTER) to an admin service, over that client.
  *   <li>{@link io.flexlog.server.control.TopologyWatcher}: every other node's WatchTopology stream;
  *       it applies each newer version (the caller stores it, then updates its node) and
  *       acknowledges it with AckTopology. {@link io.flexlog.server.control.TopologyBootstrap} picks

@@ -92,12 +92,15 @@ class ColorsCommandTest {
     assertThat(added.exitCode()).as(added.err()).isZero();
     assertThat(added.out()).startsWith("created color 'boot-a'").contains("x 3 replicas");
     assertThat(list.exitCode()).as(list.err()).isZero();
-    assertThat(list.lines()).contains("global - 1", "boot-a global 2");
+    assertThat(list.lines())
+        .contains(
+            "global - 1 retention.ms=-1 retention.bytes=-1",
+            "boot-a global 2 retention.ms=-1 retention.bytes=-1");
     assertThat(described.exitCode()).as(described.err()).isZero();
     assertThat(described.out())
         .startsWith("color=boot-a id=")
         .contains("parent=global sequencer-node=0 shards=[")
-        .contains("replication=3");
+        .contains("replication=3 retention.ms=-1 retention.bytes=-1");
     assertThat(viaAdmin.out()).isEqualTo(described.out());
     assertThat(unknown.exitCode()).isEqualTo(1);
     assertThat(unknown.err()).contains("unknown color 'nope'");
@@ -202,15 +205,53 @@ class ColorsCommandTest {
   }
 
   @Test
+  void shouldSetRetentionAtAddAndChangeItWithAlterThroughAnyNodeWithBootstrap() {
+    Run added =
+        bootstrap(
+            "colors", "add", "--name", "boot-r", "--parent", "global", "--retention-ms", "60000");
+    Run altered = bootstrap("colors", "alter", "--name", "boot-r", "--retention-bytes", "1048576");
+    Run again = bootstrap("colors", "alter", "--name", "boot-r", "--retention-bytes", "1048576");
+    Run both =
+        bootstrap(
+            "colors",
+            "alter",
+            "--name",
+            "boot-r",
+            "--retention-ms",
+            "-1",
+            "--retention-bytes",
+            "2048");
+    Run described = bootstrap("colors", "describe", "--name", "boot-r");
+    Run viaAdmin = admin("colors", "list");
+
+    assertThat(added.exitCode()).as(added.err()).isZero();
+    assertThat(added.out())
+        .startsWith("created color 'boot-r'")
+        .contains("retention.ms=60000 retention.bytes=-1");
+    assertThat(altered.exitCode()).as(altered.err()).isZero();
+    assertThat(altered.out())
+        .startsWith("altered color 'boot-r': retention.ms=60000 retention.bytes=1048576");
+    assertThat(again.exitCode()).as(again.err()).isZero();
+    assertThat(again.out()).startsWith("unchanged (already so): color 'boot-r'");
+    assertThat(both.exitCode()).as(both.err()).isZero();
+    assertThat(both.out())
+        .startsWith("altered color 'boot-r': retention.ms=-1 retention.bytes=2048");
+    assertThat(described.out()).contains("retention.ms=-1 retention.bytes=2048");
+    // The admin service holds what the relay asked for.
+    assertThat(viaAdmin.lines()).contains("boot-r global 1 retention.ms=-1 retention.bytes=2048");
+  }
+
+  @Test
   void shouldRefuseBadRetentionsAndUnknownColorsNamingTheProblem() {
     Run negative =
         admin("colors", "add", "--name", "cli-n", "--parent", "global", "--retention-ms", "-5");
     Run zero = admin("colors", "alter", "--name", "global", "--retention-bytes", "0");
     Run nothing = admin("colors", "alter", "--name", "global");
     Run unknown = admin("colors", "alter", "--name", "no-such", "--retention-ms", "1000");
-    Run relayedAlter = bootstrap("colors", "alter", "--name", "global", "--retention-ms", "1000");
-    Run relayedAdd =
-        bootstrap("colors", "add", "--name", "cli-q", "--parent", "global", "--retention-ms", "9");
+    Run relayedUnknown =
+        bootstrap("colors", "alter", "--name", "no-such", "--retention-ms", "1000");
+    Run relayedNegative =
+        bootstrap("colors", "add", "--name", "cli-q", "--parent", "global", "--retention-ms", "-9");
 
     assertThat(negative.exitCode()).isEqualTo(2);
     assertThat(negative.err())
@@ -221,11 +262,11 @@ class ColorsCommandTest {
     assertThat(nothing.err()).contains("nothing to change");
     assertThat(unknown.exitCode()).isEqualTo(1);
     assertThat(unknown.err()).contains("cannot alter color 'no-such': no such color");
-    // The data-plane relay does not carry retention yet: a clear error, nothing created.
-    assertThat(relayedAlter.exitCode()).isNotZero();
-    assertThat(relayedAlter.err()).contains("give --admin HOST:PORT");
-    assertThat(relayedAdd.exitCode()).isNotZero();
-    assertThat(relayedAdd.err()).contains("give --admin HOST:PORT");
+    assertThat(relayedUnknown.exitCode()).isEqualTo(1);
+    assertThat(relayedUnknown.err()).contains("cannot alter color 'no-such': no such color");
+    assertThat(relayedNegative.exitCode()).isEqualTo(2);
+    assertThat(relayedNegative.err())
+        .contains("--retention-ms must be -1 (keep everything) or > 0, got -9");
     assertThat(admin("colors", "list").out()).doesNotContain("cli-q");
   }
 }

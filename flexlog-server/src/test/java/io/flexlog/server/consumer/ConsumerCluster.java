@@ -59,7 +59,6 @@ final class ConsumerCluster implements AutoCloseable {
   Map<String, Object> settings(String group) {
     Map<String, Object> s = new HashMap<>();
     s.put("bootstrap.servers", cluster.bootstrap());
-    s.put("group.admin.address", cluster.adminAddress());
     if (group != null) {
       s.put("group.id", group);
     }

@@ -5,21 +5,28 @@ import static io.flexlog.server.consumer.ConsumerCluster.pollUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flexlog.client.ColorDescription;
+import io.flexlog.client.FlexLogAdmin;
 import io.flexlog.client.consumer.ColorShard;
 import io.flexlog.client.consumer.CommitFailedException;
 import io.flexlog.client.consumer.ConsumerConfig;
+import io.flexlog.client.consumer.ConsumerRebalanceListener;
 import io.flexlog.client.consumer.ConsumerRecord;
+import io.flexlog.client.consumer.ConsumerRecords;
 import io.flexlog.client.consumer.FlexLogConsumer;
 import io.flexlog.client.consumer.PositionOutOfRangeException;
 import io.flexlog.client.consumer.RecordDeserializationException;
+import io.flexlog.core.error.UnknownColorException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -77,19 +84,30 @@ class ConsumerEndToEndTest {
     List<Long> appended = append(80, "r");
     FlexLogConsumer<byte[], byte[]> a = c.consumer(c.settings("g1"));
     FlexLogConsumer<byte[], byte[]> b = c.consumer(c.settings("g1"));
-    a.subscribe(List.of(COLOR));
-    b.subscribe(List.of(COLOR));
-    List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+    ShardOrder orderA = new ShardOrder("a");
+    ShardOrder orderB = new ShardOrder("b");
+    a.subscribe(List.of(COLOR), orderA);
+    b.subscribe(List.of(COLOR), orderB);
+    // Whoever joins first may read every shard until the other's JOIN moves two of them; the new
+    // owner starts at the committed position (none yet: earliest) and reads them again
+    // (at-least-once). So: every SN read at least once, and each member reads each shard in SN
+    // order from each assignment of it on, until each member is past the end of its shards.
+    Map<Long, Integer> shardOf = new TreeMap<>();
     long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while ((got.size() < 80 || a.assignment().size() != 2 || b.assignment().size() != 2)
+    while (!(shardOf.size() == appended.size()
+            && a.assignment().size() == 2
+            && b.assignment().size() == 2
+            && pastTheEnd(a, shardOf)
+            && pastTheEnd(b, shardOf))
         && System.nanoTime() < deadline) {
-      a.poll(Duration.ofMillis(20)).forEach(got::add);
-      b.poll(Duration.ofMillis(20)).forEach(got::add);
+      orderA.check(a.poll(Duration.ofMillis(20))).forEach(r -> shardOf.put(r.sn(), r.shard()));
+      orderB.check(b.poll(Duration.ofMillis(20))).forEach(r -> shardOf.put(r.sn(), r.shard()));
     }
     assertThat(a.assignment()).hasSize(2);
     assertThat(b.assignment()).hasSize(2);
-    assertThat(new TreeSet<>(sns(got))).containsExactlyElementsOf(appended);
-    assertPerShardOrder(got);
+    assertThat(shardOf.keySet()).containsExactlyElementsOf(appended);
+    assertThat(pastTheEnd(a, shardOf)).as("a read its shards to the end").isTrue();
+    assertThat(pastTheEnd(b, shardOf)).as("b read its shards to the end").isTrue();
     a.commitSync();
     b.commitSync();
     Set<ColorShard> all = new TreeSet<>(a.assignment());
@@ -107,13 +125,133 @@ class ConsumerEndToEndTest {
     assertThat(new TreeSet<>(sns(again))).containsExactlyElementsOf(later);
   }
 
-  private static void assertPerShardOrder(List<ConsumerRecord<byte[], byte[]>> records) {
-    Map<Integer, Long> last = new HashMap<>();
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      Long before = last.put(r.shard(), r.sn());
-      if (before != null) {
-        assertThat(r.sn()).as("shard %d in SN order", r.shard()).isGreaterThan(before);
+  @Test
+  void shouldReadAShardThatMovesToANewMemberAgainFromItsCommittedPosition() {
+    append(80, "r");
+    Map<String, Object> settings = c.settings("g6");
+    settings.put("max.poll.records", "5");
+    FlexLogConsumer<byte[], byte[]> a = c.consumer(settings);
+    a.subscribe(List.of(COLOR));
+    // a, alone in the group, reads half of the records, commits, and reads the rest.
+    List<ConsumerRecord<byte[], byte[]>> first = pollCount(a, 40, PATIENCE);
+    a.commitSync();
+    List<ConsumerRecord<byte[], byte[]>> rest = pollCount(a, 40, PATIENCE);
+    assertThat(first.size() + rest.size()).isEqualTo(80);
+    Map<Long, Integer> shardOf = new TreeMap<>();
+    first.forEach(r -> shardOf.put(r.sn(), r.shard()));
+    rest.forEach(r -> shardOf.put(r.sn(), r.shard()));
+    Set<ColorShard> all = new TreeSet<>(a.assignment());
+    assertThat(all).hasSize(4);
+    Map<ColorShard, Long> committed = a.committed(all);
+
+    // b joins and takes two shards: it reads them from a's committed positions, so it returns
+    // again what a returned after its commit (at-least-once), in SN order per shard.
+    FlexLogConsumer<byte[], byte[]> b = c.consumer(c.settings("g6"));
+    ShardOrder orderB = new ShardOrder("b");
+    b.subscribe(List.of(COLOR), orderB);
+    Map<Integer, List<Long>> readByB = new HashMap<>();
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!(b.assignment().size() == 2 && a.assignment().size() == 2 && pastTheEnd(b, shardOf))
+        && System.nanoTime() < deadline) {
+      a.poll(Duration.ofMillis(20));
+      orderB
+          .check(b.poll(Duration.ofMillis(20)))
+          .forEach(r -> readByB.computeIfAbsent(r.shard(), s -> new ArrayList<>()).add(r.sn()));
+    }
+
+    assertThat(b.assignment()).hasSize(2);
+    assertThat(a.assignment()).hasSize(2).doesNotContainAnyElementsOf(b.assignment());
+    for (ColorShard cs : b.assignment()) {
+      long from = committed.getOrDefault(cs, 0L);
+      List<Long> expected =
+          shardOf.entrySet().stream()
+              .filter(e -> e.getValue() == cs.shard() && e.getKey() >= from)
+              .map(Map.Entry::getKey)
+              .toList();
+      assertThat(readByB.getOrDefault(cs.shard(), List.of()))
+          .as("b reads %s from the committed position %d", cs, from)
+          .isEqualTo(expected);
+    }
+  }
+
+  /** True when {@code consumer}'s position on each of its shards is past that shard's last SN. */
+  private static boolean pastTheEnd(
+      FlexLogConsumer<byte[], byte[]> consumer, Map<Long, Integer> shardOf) {
+    for (ColorShard cs : consumer.assignment()) {
+      long last = -1;
+      for (Map.Entry<Long, Integer> e : shardOf.entrySet()) {
+        if (e.getValue() == cs.shard()) {
+          last = Math.max(last, e.getKey());
+        }
       }
+      if (consumer.position(cs) <= last) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * One member's per-shard order: SNs strictly increase on each shard from each assignment of it
+   * on. A (re)assigned shard restarts at its committed position, so what it returns may repeat what
+   * this or another member returned before (at-least-once; docs/architecture.md#consumer-groups).
+   */
+  private static final class ShardOrder implements ConsumerRebalanceListener {
+    private final String member;
+    private final Map<Integer, Long> last = new HashMap<>();
+
+    ShardOrder(String member) {
+      this.member = member;
+    }
+
+    @Override
+    public void onRevoked(Collection<ColorShard> revoked) {
+      revoked.forEach(cs -> last.remove(cs.shard()));
+    }
+
+    @Override
+    public void onAssigned(Collection<ColorShard> assigned) {
+      assigned.forEach(cs -> last.remove(cs.shard()));
+    }
+
+    /** Checks {@code records} (one poll's) against what this member returned before. */
+    ConsumerRecords<byte[], byte[]> check(ConsumerRecords<byte[], byte[]> records) {
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        Long before = last.put(r.shard(), r.sn());
+        if (before != null) {
+          assertThat(r.sn())
+              .as("member %s, shard %d in SN order", member, r.shard())
+              .isGreaterThan(before);
+        }
+      }
+      return records;
+    }
+  }
+
+  @Test
+  void shouldCreateTheGroupColorThroughTheBootstrapServersAlone() {
+    List<Long> appended = append(12, "b");
+    String groupColor = ConsumerConfig.GROUP_COLOR_PREFIX + "boot-only";
+    try (FlexLogAdmin admin = FlexLogAdmin.create(c.cluster.bootstrap())) {
+      assertThatThrownBy(() -> admin.describeColor(groupColor))
+          .isInstanceOf(UnknownColorException.class);
+      // No admin address anywhere: only the bootstrap servers, which relay the AddColor.
+      Map<String, Object> settings =
+          Map.of(
+              "bootstrap.servers", c.cluster.bootstrap(),
+              "group.id", "boot-only",
+              "auto.offset.reset", "earliest");
+      FlexLogConsumer<byte[], byte[]> consumer = c.consumer(settings);
+      consumer.subscribe(List.of(COLOR));
+      List<ConsumerRecord<byte[], byte[]>> got = pollCount(consumer, 12, PATIENCE);
+      consumer.commitSync();
+
+      assertThat(new TreeSet<>(sns(got))).containsExactlyElementsOf(appended);
+      assertThat(consumer.assignment()).hasSize(4);
+      ColorDescription created = admin.describeColor(groupColor);
+      assertThat(created.parent()).contains("global");
+      assertThat(created.shardIds()).hasSize(1);
+      assertThat(consumer.committed(consumer.assignment())).hasSize(4);
     }
   }
 

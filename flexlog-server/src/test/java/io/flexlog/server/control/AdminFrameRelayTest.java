@@ -3,7 +3,9 @@ package io.flexlog.server.control;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.error.ErrorCode;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.AlterColorDescriptor;
 import io.flexlog.core.protocol.CreateColorDescriptor;
 import io.flexlog.core.protocol.DescribeClusterDescriptor;
 import io.flexlog.core.protocol.DescribeColorsDescriptor;
@@ -17,6 +19,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -153,6 +156,44 @@ class AdminFrameRelayTest {
     assertThat(badShards.message()).contains("shards must be in [1, 256]");
   }
 
+  private static ByteBuf alter(String name, OptionalLong ms, OptionalLong bytes) {
+    return AlterColorDescriptor.encodeRequest(
+        ALLOC, 77L, new AlterColorDescriptor.Request(name, ms, bytes));
+  }
+
+  @Test
+  void shouldCreateWithRetentionAndAlterItPassingTheServicesErrorsOn() throws Exception {
+    CreateColorDescriptor.Response created =
+        answer(
+            CreateColorDescriptor.encodeRequest(
+                ALLOC,
+                77L,
+                new CreateColorDescriptor.Request(
+                    "kept", "global", 1, 3, CreateColorDescriptor.PARENTS_SEQUENCER, 60_000, -1)),
+            MessageType.CREATE_COLOR_RESPONSE,
+            CreateColorDescriptor::decodeResponse);
+    AlterColorDescriptor.Response altered =
+        answer(
+            alter("kept", OptionalLong.empty(), OptionalLong.of(4096)),
+            MessageType.ALTER_COLOR_RESPONSE,
+            AlterColorDescriptor::decodeResponse);
+    Error zero = error(alter("kept", OptionalLong.of(0), OptionalLong.empty()));
+    Error unknown = error(alter("nope", OptionalLong.of(1000), OptionalLong.empty()));
+
+    assertThat(created.color().retentionMs()).isEqualTo(60_000);
+    assertThat(created.color().retentionBytes()).isEqualTo(-1);
+    assertThat(altered.changed()).isTrue();
+    assertThat(altered.color().retentionMs()).isEqualTo(60_000);
+    assertThat(altered.color().retentionBytes()).isEqualTo(4096);
+    assertThat(altered.topologyVersion()).isEqualTo(controller.topology().version());
+    assertThat(controller.topology().color("kept").orElseThrow().retention())
+        .isEqualTo(new Retention(60_000, 4096));
+    assertThat(zero.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    assertThat(zero.message()).contains("retention.ms must be -1 (keep everything) or > 0, got 0");
+    assertThat(unknown.code()).isEqualTo(ErrorCode.UNKNOWN_COLOR);
+    assertThat(unknown.message()).contains("'nope'");
+  }
+
   @Test
   void shouldDescribeOneColorEveryColorOrNameTheUnknownOne() throws Exception {
     DescribeColorsDescriptor.Response all =
@@ -203,22 +244,26 @@ class AdminFrameRelayTest {
                 new AdminFrameRelay.Target(0, closed), new AdminFrameRelay.Target(1, alsoClosed)),
             4096,
             Duration.ofSeconds(5))) {
-      ByteBuf request = DescribeClusterDescriptor.encodeRequest(ALLOC, 77L);
-      ByteBuf answer;
-      try {
-        answer = nowhere.relay(request).get(20, TimeUnit.SECONDS);
-      } finally {
-        request.release();
-      }
-      try {
-        assertThat(FrameDescriptor.type(answer)).isEqualTo(MessageType.ERROR);
-        assertThat(ErrorDescriptor.code(answer)).isEqualTo(ErrorCode.METADATA_UNAVAILABLE);
-        assertThat(ErrorDescriptor.message(answer))
-            .contains("no admin service answered")
-            .contains(closed.toString())
-            .contains(alsoClosed.toString());
-      } finally {
-        answer.release();
+      for (ByteBuf request :
+          List.of(
+              DescribeClusterDescriptor.encodeRequest(ALLOC, 77L),
+              alter("global", OptionalLong.of(1000), OptionalLong.empty()))) {
+        ByteBuf answer;
+        try {
+          answer = nowhere.relay(request).get(20, TimeUnit.SECONDS);
+        } finally {
+          request.release();
+        }
+        try {
+          assertThat(FrameDescriptor.type(answer)).isEqualTo(MessageType.ERROR);
+          assertThat(ErrorDescriptor.code(answer)).isEqualTo(ErrorCode.METADATA_UNAVAILABLE);
+          assertThat(ErrorDescriptor.message(answer))
+              .contains("no admin service answered")
+              .contains(closed.toString())
+              .contains(alsoClosed.toString());
+        } finally {
+          answer.release();
+        }
       }
     }
   }
