@@ -107,6 +107,31 @@ class SequencerRoleFailoverTest {
         .containsExactly(Sn.of(7, 1), Sn.of(7, 2));
   }
 
+  /**
+   * An order request built for an earlier leader of the role and still on the wire when the role
+   * moved here in a larger epoch is dropped (docs/architecture.md#fencing): the replica asks again
+   * after its token sync with this leader, and a peer may hold the token at the old leader's SN.
+   */
+  @Test
+  void shouldDropAnOrderRequestAddressedToAnEarlierRoleEpoch() throws Exception {
+    SequencerNode node = start(0, led(2, 0, 5), (color, epoch) -> epoch == 5);
+    RawFrameClient replica = replica(node);
+    replica.next(MessageType.WATERMARK);
+
+    replica.orderRequestInEpoch(3, Color.GLOBAL_ID, 0, 10, new Token(3, 1));
+    replica.orderRequestInEpoch(5, Color.GLOBAL_ID, 0, 10, new Token(3, 2));
+    replica.orderRequestInEpoch(0, Color.GLOBAL_ID, 0, 10, new Token(3, 3));
+
+    assertThat(replica.awaitOrdered(Color.GLOBAL_ID, 2))
+        .as("the request of epoch 3 is dropped; one of epoch 5 or naming none is ordered")
+        .containsExactly(
+            new RawFrameClient.Entry(new Token(3, 2), Sn.of(5, 1)),
+            new RawFrameClient.Entry(new Token(3, 3), Sn.of(5, 2)));
+    replica.orderRequestInEpoch(5, Color.GLOBAL_ID, 0, 10, new Token(3, 1));
+    assertThat(replica.awaitOrdered(Color.GLOBAL_ID, 1))
+        .containsExactly(new RawFrameClient.Entry(new Token(3, 1), Sn.of(5, 3)));
+  }
+
   @Test
   void shouldIssueLargerSnsOnTheNodeThatTookTheRoleOver() throws Exception {
     AtomicBoolean oldLease = new AtomicBoolean(true);

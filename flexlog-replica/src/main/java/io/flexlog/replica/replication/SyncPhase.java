@@ -167,9 +167,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     for (Shard shard : shards.hosted()) {
       Color was = before.color(shard.colorId()).orElse(null);
       Color now = after.color(shard.colorId()).orElse(null);
-      if (was == null
-          || now == null
-          || (was.sequencerId() == now.sequencerId() && was.roleEpoch() == now.roleEpoch())) {
+      if (was == null || now == null || !RoleMoves.moved(was, now)) {
         continue;
       }
       LOG.info(

@@ -47,6 +47,9 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   /** True when the epoch comes from the metadata quorum: only a new lease may change it. */
   private boolean leasedEpoch;
 
+  /** The largest role epoch the topology gave this role (0: none). */
+  private int roleEpoch;
+
   /**
    * @param subtreeShards the shards whose replicas may ask for SNs of this color
    * @param dedupWindow how many tokens the dedup window remembers
@@ -96,6 +99,7 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     if (roleEpoch <= 0) {
       return;
     }
+    this.roleEpoch = Math.max(this.roleEpoch, roleEpoch);
     // The same epoch again (the node epoch this incarnation started in happened to be the one the
     // quorum gave it) keeps the counter: SNs already issued in it must never be issued again.
     if (roleEpoch > epoch) {
@@ -103,6 +107,15 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
       counter = 0;
     }
     leasedEpoch = true;
+  }
+
+  /**
+   * True for an order request addressed to this role in an earlier epoch ({@code requestEpoch} >
+   * 0): it was built for an earlier leader, before the replica synchronised with this one, and the
+   * replica asks again after its HELLO here (docs/architecture.md#fencing).
+   */
+  boolean isStale(long requestEpoch) {
+    return requestEpoch > 0 && requestEpoch < roleEpoch;
   }
 
   Color color() {
