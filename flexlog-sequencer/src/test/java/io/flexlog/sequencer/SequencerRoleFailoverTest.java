@@ -132,6 +132,38 @@ class SequencerRoleFailoverTest {
         .containsExactly(new RawFrameClient.Entry(new Token(3, 1), Sn.of(5, 3)));
   }
 
+  /**
+   * A restarted process whose topology names this node the leader in an epoch the earlier process
+   * took promises the whole epoch in its catch-up watermark (docs/architecture.md#sync-phase): the
+   * earlier process may have issued any SN of it, and this one issues only in a later epoch.
+   */
+  @Test
+  void shouldPromiseTheWholeEpochWhenAnEarlierProcessTookIt() throws Exception {
+    AtomicBoolean tookSeven = new AtomicBoolean(false);
+    IssueGate gate =
+        new IssueGate() {
+          @Override
+          public boolean mayIssue(int colorId, int epoch) {
+            return tookSeven.get() && epoch == 7;
+          }
+
+          @Override
+          public boolean tookEpoch(int colorId, int epoch) {
+            return tookSeven.get() && epoch == 7;
+          }
+        };
+    SequencerNode node = start(0, led(2, 0, 7), gate);
+    RawFrameClient inherited = replica(node);
+    assertThat(WatermarkDescriptor.watermark(inherited.next(MessageType.WATERMARK)))
+        .isEqualTo(Sn.of(7, Sn.MAX_COUNTER));
+
+    tookSeven.set(true);
+    RawFrameClient own = replica(node);
+    assertThat(WatermarkDescriptor.watermark(own.next(MessageType.WATERMARK)))
+        .as("an epoch this process took starts at its first SN")
+        .isEqualTo(Sn.of(7, 0));
+  }
+
   @Test
   void shouldIssueLargerSnsOnTheNodeThatTookTheRoleOver() throws Exception {
     AtomicBoolean oldLease = new AtomicBoolean(true);

@@ -292,4 +292,20 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   long watermark() {
     return Sn.of(epoch, counter);
   }
+
+  /**
+   * The watermark a replica hears first when it says HELLO ({@link CatchUp}): {@link #watermark},
+   * except for a role epoch from the quorum that an earlier process of this node took (a restart
+   * before this process took the role again). That process may have issued any SN of the epoch, so
+   * the watermark promises the whole epoch ({@code epoch.maxCounter}: this process never sends an
+   * order response in it); {@code epoch.0} would let a replica take SNs of the epoch above it for
+   * ones its link delivers, and its sync phase would never fetch them
+   * (docs/architecture.md#sync-phase).
+   */
+  long catchUpWatermark() {
+    if (counter == 0 && leasedEpoch && !gate.tookEpoch(color.id(), epoch)) {
+      return Sn.of(epoch, maxCounter);
+    }
+    return watermark();
+  }
 }
