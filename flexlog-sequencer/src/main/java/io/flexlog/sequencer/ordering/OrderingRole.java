@@ -303,7 +303,9 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
    * (docs/architecture.md#sync-phase).
    */
   long catchUpWatermark() {
-    if (counter == 0 && leasedEpoch && !gate.tookEpoch(color.id(), epoch)) {
+    // Only an epoch the role has from the topology: its own node epoch (larger than the topology's
+    // role epoch) is this process's, and the quorum may still give it that epoch (same counter).
+    if (counter == 0 && epoch == roleEpoch && !gate.tookEpoch(color.id(), epoch)) {
       return Sn.of(epoch, maxCounter);
     }
     return watermark();
