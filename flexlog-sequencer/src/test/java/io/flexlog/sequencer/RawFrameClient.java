@@ -68,6 +68,18 @@ final class RawFrameClient implements AutoCloseable {
     channel.writeAndFlush(orderRequestFrame(colorId, shardId, replicaNodeId, tokens));
   }
 
+  /** An ORDER_REQUEST addressed to the role's leader in {@code roleEpoch}. */
+  void orderRequestInEpoch(
+      int roleEpoch, int colorId, int shardId, int replicaNodeId, Token... tokens) {
+    ByteBuf buf =
+        OrderRequestDescriptor.encodeHeader(
+            alloc(), roleEpoch, colorId, shardId, replicaNodeId, tokens.length);
+    for (Token t : tokens) {
+      OrderRequestDescriptor.writeToken(buf, t.session(), t.sequence());
+    }
+    channel.writeAndFlush(buf);
+  }
+
   ByteBuf orderRequestFrame(int colorId, int shardId, int replicaNodeId, Token... tokens) {
     ByteBuf buf =
         OrderRequestDescriptor.encodeHeader(

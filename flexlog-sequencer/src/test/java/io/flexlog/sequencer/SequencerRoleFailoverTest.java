@@ -107,6 +107,63 @@ class SequencerRoleFailoverTest {
         .containsExactly(Sn.of(7, 1), Sn.of(7, 2));
   }
 
+  /**
+   * An order request built for an earlier leader of the role and still on the wire when the role
+   * moved here in a larger epoch is dropped (docs/architecture.md#fencing): the replica asks again
+   * after its token sync with this leader, and a peer may hold the token at the old leader's SN.
+   */
+  @Test
+  void shouldDropAnOrderRequestAddressedToAnEarlierRoleEpoch() throws Exception {
+    SequencerNode node = start(0, led(2, 0, 5), (color, epoch) -> epoch == 5);
+    RawFrameClient replica = replica(node);
+    replica.next(MessageType.WATERMARK);
+
+    replica.orderRequestInEpoch(3, Color.GLOBAL_ID, 0, 10, new Token(3, 1));
+    replica.orderRequestInEpoch(5, Color.GLOBAL_ID, 0, 10, new Token(3, 2));
+    replica.orderRequestInEpoch(0, Color.GLOBAL_ID, 0, 10, new Token(3, 3));
+
+    assertThat(replica.awaitOrdered(Color.GLOBAL_ID, 2))
+        .as("the request of epoch 3 is dropped; one of epoch 5 or naming none is ordered")
+        .containsExactly(
+            new RawFrameClient.Entry(new Token(3, 2), Sn.of(5, 1)),
+            new RawFrameClient.Entry(new Token(3, 3), Sn.of(5, 2)));
+    replica.orderRequestInEpoch(5, Color.GLOBAL_ID, 0, 10, new Token(3, 1));
+    assertThat(replica.awaitOrdered(Color.GLOBAL_ID, 1))
+        .containsExactly(new RawFrameClient.Entry(new Token(3, 1), Sn.of(5, 3)));
+  }
+
+  /**
+   * A restarted process whose topology names this node the leader in an epoch the earlier process
+   * took promises the whole epoch in its catch-up watermark (docs/architecture.md#sync-phase): the
+   * earlier process may have issued any SN of it, and this one issues only in a later epoch.
+   */
+  @Test
+  void shouldPromiseTheWholeEpochWhenAnEarlierProcessTookIt() throws Exception {
+    AtomicBoolean tookSeven = new AtomicBoolean(false);
+    IssueGate gate =
+        new IssueGate() {
+          @Override
+          public boolean mayIssue(int colorId, int epoch) {
+            return tookSeven.get() && epoch == 7;
+          }
+
+          @Override
+          public boolean tookEpoch(int colorId, int epoch) {
+            return tookSeven.get() && epoch == 7;
+          }
+        };
+    SequencerNode node = start(0, led(2, 0, 7), gate);
+    RawFrameClient inherited = replica(node);
+    assertThat(WatermarkDescriptor.watermark(inherited.next(MessageType.WATERMARK)))
+        .isEqualTo(Sn.of(7, Sn.MAX_COUNTER));
+
+    tookSeven.set(true);
+    RawFrameClient own = replica(node);
+    assertThat(WatermarkDescriptor.watermark(own.next(MessageType.WATERMARK)))
+        .as("an epoch this process took starts at its first SN")
+        .isEqualTo(Sn.of(7, 0));
+  }
+
   @Test
   void shouldIssueLargerSnsOnTheNodeThatTookTheRoleOver() throws Exception {
     AtomicBoolean oldLease = new AtomicBoolean(true);

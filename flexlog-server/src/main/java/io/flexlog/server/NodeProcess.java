@@ -105,9 +105,18 @@ public final class NodeProcess implements AutoCloseable {
     AtomicReference<RoleLeaseKeeper> keeper = new AtomicReference<>();
     IssueGate gate =
         failover
-            ? (colorId, epoch) -> {
-              RoleLeaseKeeper k = keeper.get();
-              return k != null && k.mayIssue(colorId, epoch);
+            ? new IssueGate() {
+              @Override
+              public boolean mayIssue(int colorId, int epoch) {
+                RoleLeaseKeeper k = keeper.get();
+                return k != null && k.mayIssue(colorId, epoch);
+              }
+
+              @Override
+              public boolean tookEpoch(int colorId, int epoch) {
+                RoleLeaseKeeper k = keeper.get();
+                return k != null && k.tookEpoch(colorId, epoch);
+              }
             }
             : IssueGate.ALWAYS;
     SequencerNode node =

@@ -1,12 +1,18 @@
 package io.flexlog.sim;
 
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
+import io.flexlog.core.protocol.OrderRequestDescriptor;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.SubscribeProgressDescriptor;
 import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.core.protocol.SyncEntriesDescriptor;
 import io.flexlog.core.protocol.SyncFetchDescriptor;
+import io.flexlog.core.protocol.TokenSyncDescriptor;
+import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.protocol.WelcomeDescriptor;
 import io.flexlog.replica.replication.Connection;
@@ -201,7 +207,14 @@ final class SimLink {
           + " covered "
           + Sn.describe(SyncEntriesDescriptor.coveredSn(frame))
           + " x"
-          + SyncEntriesDescriptor.count(frame);
+          + SyncEntriesDescriptor.count(frame)
+          + (SimTrace.DETAILED ? entries(frame) : "");
+    }
+    if (SimTrace.DETAILED) {
+      String detailed = describeTokens(type, name, frame);
+      if (detailed != null) {
+        return detailed;
+      }
     }
     if (type == MessageType.WATERMARK) {
       return name
@@ -221,5 +234,106 @@ final class SimLink {
           + Sn.describe(SubscribeProgressDescriptor.progress(frame));
     }
     return name;
+  }
+
+  /**
+   * With {@link SimTrace#DETAILED}: the tokens (and SNs) of the frames that carry them, or null.
+   */
+  private static String describeTokens(byte type, String name, ByteBuf frame) {
+    if (type == MessageType.ORDER_REQUEST) {
+      StringBuilder tokens =
+          new StringBuilder(
+              " shard "
+                  + OrderRequestDescriptor.shardId(frame)
+                  + " color "
+                  + OrderRequestDescriptor.colorId(frame));
+      for (int i = 0; i < OrderRequestDescriptor.count(frame); i++) {
+        tokens
+            .append(' ')
+            .append(
+                token(
+                    OrderRequestDescriptor.tokenSession(frame, i),
+                    OrderRequestDescriptor.tokenSequence(frame, i)));
+      }
+      return name + tokens;
+    }
+    if (type == MessageType.ORDER_RESPONSE) {
+      StringBuilder tokens = new StringBuilder(" shard " + OrderResponseDescriptor.shardId(frame));
+      for (int i = 0; i < OrderResponseDescriptor.count(frame); i++) {
+        tokens
+            .append(' ')
+            .append(
+                token(
+                    OrderResponseDescriptor.tokenSession(frame, i),
+                    OrderResponseDescriptor.tokenSequence(frame, i)))
+            .append('=')
+            .append(Sn.describe(OrderResponseDescriptor.sn(frame, i)));
+      }
+      return name + tokens;
+    }
+    if (type == MessageType.APPEND) {
+      return name
+          + " "
+          + token(AppendDescriptor.tokenSession(frame), AppendDescriptor.tokenSequence(frame))
+          + " shard "
+          + AppendDescriptor.shardId(frame);
+    }
+    if (type == MessageType.APPEND_ACK) {
+      return name
+          + " "
+          + token(AppendAckDescriptor.tokenSession(frame), AppendAckDescriptor.tokenSequence(frame))
+          + "="
+          + Sn.describe(AppendAckDescriptor.sn(frame))
+          + " from replica "
+          + AppendAckDescriptor.replicaNodeId(frame);
+    }
+    if (type == MessageType.TOKEN_SYNC) {
+      StringBuilder tokens =
+          new StringBuilder(
+              " shard "
+                  + TokenSyncDescriptor.shardId(frame)
+                  + " from replica "
+                  + TokenSyncDescriptor.replicaNodeId(frame)
+                  + " sequencer "
+                  + TokenSyncDescriptor.sequencerNodeId(frame)
+                  + "#"
+                  + TokenSyncDescriptor.incarnation(frame));
+      for (int i = 0; i < TokenSyncDescriptor.count(frame); i++) {
+        tokens
+            .append(' ')
+            .append(
+                token(
+                    TokenSyncDescriptor.tokenSession(frame, i),
+                    TokenSyncDescriptor.tokenSequence(frame, i)));
+      }
+      return name + tokens;
+    }
+    if (type == MessageType.TOKEN_SYNC_RESPONSE) {
+      StringBuilder sns =
+          new StringBuilder(" from replica " + TokenSyncResponseDescriptor.replicaNodeId(frame));
+      for (int i = 0; i < TokenSyncResponseDescriptor.count(frame); i++) {
+        sns.append(' ').append(Sn.describe(TokenSyncResponseDescriptor.sn(frame, i)));
+      }
+      return name + sns;
+    }
+    return null;
+  }
+
+  private static String entries(ByteBuf frame) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < SyncEntriesDescriptor.count(frame); i++) {
+      out.append(' ')
+          .append(
+              token(
+                  SyncEntriesDescriptor.tokenSession(frame, i),
+                  SyncEntriesDescriptor.tokenSequence(frame, i)))
+          .append('=')
+          .append(Sn.describe(SyncEntriesDescriptor.sn(frame, i)));
+    }
+    return out.toString();
+  }
+
+  private static String token(long session, long sequence) {
+    return session + ":" + sequence;
   }
 }

@@ -16,6 +16,7 @@ import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicaRuntime;
 import io.flexlog.replica.replication.ReplicationEngine;
+import io.flexlog.replica.replication.RoleMoves;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -171,17 +173,22 @@ final class SimReplica {
     /**
      * Applies a newer topology as {@code ReplicaNode} does: the engine takes it, and each open
      * sequencer link speaks for the shards whose role that node now holds, saying HELLO again when
-     * it gained some; a link whose node lost them keeps its connection but names no shard (new
-     * links to the new role holder are made by the simulation's connection events).
+     * it gained some or became the new leader of a moved role ({@link RoleMoves}, also a role it
+     * led before); a link whose node lost them keeps its connection but names no shard (new links
+     * to the new role holder are made by the simulation's connection events).
      */
     void apply(Topology newer) {
+      Topology before = engine.topology();
       engine.updateTopology(newer);
+      Set<Integer> newLeaders =
+          RoleMoves.newLeaders(before, engine.topology(), engine.hostedShardIds());
       Map<Integer, int[]> wanted = shardsBySequencer(newer);
       for (Map.Entry<Integer, SimLink.End> e : sequencers.entrySet()) {
         int[] shards = wanted.getOrDefault(e.getKey(), new int[0]);
         if (shards.length == 0) {
           helloShards.put(e.getKey(), shards);
-        } else if (!java.util.Arrays.equals(helloShards.get(e.getKey()), shards)) {
+        } else if (newLeaders.contains(e.getKey())
+            || !java.util.Arrays.equals(helloShards.get(e.getKey()), shards)) {
           helloShards.put(e.getKey(), shards);
           e.getValue().write(HelloDescriptor.encode(e.getValue().alloc(), id, shards));
           e.getValue().flush();
@@ -310,7 +317,12 @@ final class SimReplica {
         }
         ByteBuf buf =
             OrderRequestDescriptor.encodeHeader(
-                end.alloc(), batch.colorId, batch.shardId, replicaNodeId, batch.count());
+                end.alloc(),
+                batch.roleEpoch(),
+                batch.colorId,
+                batch.shardId,
+                replicaNodeId,
+                batch.count());
         for (int i = 0; i < batch.count(); i++) {
           OrderRequestDescriptor.writeToken(buf, batch.session(i), batch.sequence(i));
         }

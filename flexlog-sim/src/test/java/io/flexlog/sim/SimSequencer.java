@@ -3,6 +3,7 @@ package io.flexlog.sim;
 import io.flexlog.core.error.ProtocolException;
 import io.flexlog.core.model.Topology;
 import io.flexlog.sequencer.SequencerConfig;
+import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.sequencer.ordering.NodeEpochs;
 import io.flexlog.sequencer.ordering.NodeRuntime;
 import io.flexlog.sequencer.ordering.OrderingService;
@@ -114,7 +115,19 @@ final class SimSequencer {
               (colorId, firstSn, count) -> world.onIssued(id, colorId, firstSn, count));
       if (world.failover != null) {
         keeper = world.failover.keeper(id, incarnation);
-        service.issueGate(keeper::mayIssue);
+        RoleLeaseKeeper gateKeeper = keeper;
+        service.issueGate(
+            new IssueGate() {
+              @Override
+              public boolean mayIssue(int colorId, int epoch) {
+                return gateKeeper.mayIssue(colorId, epoch);
+              }
+
+              @Override
+              public boolean tookEpoch(int colorId, int epoch) {
+                return gateKeeper.tookEpoch(colorId, epoch);
+              }
+            });
       } else {
         keeper = null;
       }

@@ -6,7 +6,9 @@ import io.netty.buffer.ByteBufAllocator;
 /**
  * ORDER_REQUEST body: a replica asks the sequencer its shard is attached to for the SNs of a batch
  * of tokens of one color. Every replica of a shard sends the same tokens; the sequencer
- * deduplicates them.
+ * deduplicates them. The frame's request id carries the role epoch the replica addressed (the
+ * shard's color's {@code roleEpoch} in its topology; 0 names none): a role in a larger epoch drops
+ * the request (docs/protocol.md#order_request).
  *
  * <pre>
  *  +---------------------------------------------------------------+
@@ -31,11 +33,28 @@ public final class OrderRequestDescriptor {
 
   private OrderRequestDescriptor() {}
 
-  /** Writes the header; the caller then writes {@code count} tokens with {@link #writeToken}. */
+  /**
+   * Writes the header of a request that names no role epoch; the caller then writes {@code count}
+   * tokens with {@link #writeToken}.
+   */
   public static ByteBuf encodeHeader(
       ByteBufAllocator alloc, int colorId, int shardId, int replicaNodeId, int count) {
+    return encodeHeader(alloc, 0, colorId, shardId, replicaNodeId, count);
+  }
+
+  /**
+   * Writes the header of a request addressed to the leader of the role in {@code roleEpoch}; the
+   * caller then writes {@code count} tokens with {@link #writeToken}.
+   */
+  public static ByteBuf encodeHeader(
+      ByteBufAllocator alloc,
+      int roleEpoch,
+      int colorId,
+      int shardId,
+      int replicaNodeId,
+      int count) {
     int bodyLength = CountedArrays.bodyLength(COUNT_OFFSET, count, TOKEN_LENGTH);
-    ByteBuf buf = FrameDescriptor.allocate(alloc, MessageType.ORDER_REQUEST, 0L, bodyLength);
+    ByteBuf buf = FrameDescriptor.allocate(alloc, MessageType.ORDER_REQUEST, roleEpoch, bodyLength);
     buf.writeInt(colorId);
     buf.writeInt(shardId);
     buf.writeInt(replicaNodeId);
@@ -49,6 +68,11 @@ public final class OrderRequestDescriptor {
 
   public static void validate(ByteBuf frame) {
     CountedArrays.validate(frame, "ORDER_REQUEST", COUNT_OFFSET, TOKEN_LENGTH);
+  }
+
+  /** The role epoch the replica addressed (the frame's request id), 0 if it named none. */
+  public static long roleEpoch(ByteBuf frame) {
+    return FrameDescriptor.requestId(frame);
   }
 
   public static int colorId(ByteBuf frame) {

@@ -14,6 +14,7 @@ import io.flexlog.replica.replication.EventExecutorRuntime;
 import io.flexlog.replica.replication.OrderRequestBatch;
 import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.replication.ReplicationEngine;
+import io.flexlog.replica.replication.RoleMoves;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +33,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -176,7 +178,7 @@ public final class ReplicaNode implements AutoCloseable {
                   }
                 });
     serverChannel = server.bind(config.bindHost(), config.port()).sync().channel();
-    run(this::connectSequencers);
+    run(() -> connectSequencers(Set.of()));
     LOG.info(
         "replica node {} serving shards {} on {}:{}",
         config.nodeId(),
@@ -188,9 +190,10 @@ public final class ReplicaNode implements AutoCloseable {
   /**
    * Makes sure there is one link per sequencer node that hosts the color of a hosted shard, each
    * speaking for exactly the hosted shards attached to colors of that node: new links connect,
-   * existing links that gained shards say HELLO again.
+   * existing links that gained shards, or whose node is the new leader of a role that moved ({@code
+   * newLeaders}, see {@link RoleMoves}), say HELLO again.
    */
-  private void connectSequencers() {
+  private void connectSequencers(Set<Integer> newLeaders) {
     Map<Integer, List<Integer>> shardsBySequencer = new TreeMap<>();
     for (int shardId : engine.hostedShardIds()) {
       shardsBySequencer
@@ -208,7 +211,7 @@ public final class ReplicaNode implements AutoCloseable {
             linksBySequencer.put(sequencerId, link);
             link.connect();
           } else {
-            link.updateShards(shards);
+            link.updateShards(shards, newLeaders.contains(sequencerId));
           }
           for (int shard : shards) {
             linksByShard.put(shard, link);
@@ -240,10 +243,12 @@ public final class ReplicaNode implements AutoCloseable {
     }
     run(
         () -> {
+          Topology before = engine.topology();
           int[] added = engine.updateTopology(next);
           topologyVersion = engine.topology().version();
           if (serverChannel != null) {
-            connectSequencers();
+            connectSequencers(
+                RoleMoves.newLeaders(before, engine.topology(), engine.hostedShardIds()));
           }
           if (added.length > 0) {
             LOG.info(

@@ -93,10 +93,12 @@ final class SequencerLink {
 
   /**
    * Makes the link speak for {@code shards} (a superset of its current shards, after a topology
-   * change); a connected link says HELLO again at once.
+   * change); a connected link says HELLO again at once when they changed or when {@code roleMoved}
+   * (this node became the leader of a shard's role in a new epoch, also when it led it before: the
+   * WELCOME starts the sync phase with it, docs/architecture.md#fencing).
    */
-  void updateShards(int[] shards) {
-    if (java.util.Arrays.equals(shardIds, shards)) {
+  void updateShards(int[] shards, boolean roleMoved) {
+    if (!roleMoved && java.util.Arrays.equals(shardIds, shards)) {
       return;
     }
     shardIds = shards.clone();
@@ -170,7 +172,12 @@ final class SequencerLink {
     }
     ByteBuf buf =
         OrderRequestDescriptor.encodeHeader(
-            channel.alloc(), batch.colorId, batch.shardId, replicaNodeId, batch.count());
+            channel.alloc(),
+            batch.roleEpoch(),
+            batch.colorId,
+            batch.shardId,
+            replicaNodeId,
+            batch.count());
     for (int i = 0; i < batch.count(); i++) {
       OrderRequestDescriptor.writeToken(buf, batch.session(i), batch.sequence(i));
     }

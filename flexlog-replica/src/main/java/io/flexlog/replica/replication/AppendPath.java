@@ -331,6 +331,7 @@ final class AppendPath {
       return;
     }
     for (OrderRequestBatch batch : activeBatches) {
+      batch.roleEpoch(shards.roleEpochOf(batch.shardId));
       sequencers.send(batch, shards.nodeId());
       batch.clear();
     }

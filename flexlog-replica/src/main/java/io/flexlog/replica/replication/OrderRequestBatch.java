@@ -12,6 +12,7 @@ public final class OrderRequestBatch {
   private long[] sessions = new long[16];
   private long[] sequences = new long[16];
   private int count;
+  private int roleEpoch;
 
   OrderRequestBatch(int shardId, int colorId) {
     this.shardId = shardId;
@@ -26,6 +27,18 @@ public final class OrderRequestBatch {
     sessions[count] = session;
     sequences[count] = sequence;
     count++;
+  }
+
+  /**
+   * The role epoch of the shard's color in the replica's topology when the batch is sent: the
+   * request is addressed to the leader of that epoch (docs/protocol.md#order_request).
+   */
+  public int roleEpoch() {
+    return roleEpoch;
+  }
+
+  void roleEpoch(int roleEpoch) {
+    this.roleEpoch = roleEpoch;
   }
 
   public int count() {

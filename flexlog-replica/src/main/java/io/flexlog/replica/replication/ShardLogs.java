@@ -98,6 +98,12 @@ final class ShardLogs {
     return topology.color(shard.colorId()).orElseThrow().sequencerId();
   }
 
+  /** The role epoch of the shard's color (0 without sequencer failover). */
+  int roleEpochOf(int shardId) {
+    Shard shard = hostedShards.get(shardId);
+    return topology.color(shard.colorId()).orElseThrow().roleEpoch();
+  }
+
   /** The log of a color on a shard, created empty on first use. */
   ColorLog log(int shardId, int colorId) {
     long key = ((long) shardId << 32) | (colorId & 0xFFFF_FFFFL);

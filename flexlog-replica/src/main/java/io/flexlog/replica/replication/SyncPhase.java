@@ -103,7 +103,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
    */
   void onLinkUp(int sequencerId, int incarnation) {
     linkIncarnations.put(sequencerId, incarnation);
-    tokenSync.release(sequencerId);
+    tokenSync.release();
     tokenSync.cancelRounds(sequencerId);
     for (Shard shard : shards.hosted()) {
       if (shards.sequencerOf(shard.id()) != sequencerId) {
@@ -147,8 +147,8 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     appends.onLinkLost(sequencerId);
     rangeSync.cancel(sequencerId);
     tokenSync.cancelRounds(sequencerId);
-    tokenSync.release(sequencerId);
     shards.onLinkLost(sequencerId);
+    tokenSync.release();
     requestTurn.run();
   }
 
@@ -167,9 +167,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     for (Shard shard : shards.hosted()) {
       Color was = before.color(shard.colorId()).orElse(null);
       Color now = after.color(shard.colorId()).orElse(null);
-      if (was == null
-          || now == null
-          || (was.sequencerId() == now.sequencerId() && was.roleEpoch() == now.roleEpoch())) {
+      if (was == null || now == null || !RoleMoves.moved(was, now)) {
         continue;
       }
       LOG.info(
@@ -190,6 +188,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
       moved = true;
     }
     if (moved) {
+      tokenSync.release();
       requestTurn.run();
     }
   }
@@ -380,6 +379,11 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   @Override
   public int linkIncarnation(int sequencerId) {
     return linkIncarnations.get(sequencerId);
+  }
+
+  @Override
+  public int leaderOf(int shardId) {
+    return shards.hosts(shardId) ? shards.sequencerOf(shardId) : -1;
   }
 
   @Override

@@ -22,9 +22,11 @@ import org.agrona.collections.Long2ObjectHashMap;
  *
  * <p>A peer answers only when no ORDER_RESPONSE of an earlier sequencer process can still reach it:
  * its own link to that sequencer is down, not yet welcomed, or welcomed by a process at least as
- * recent as the asker's. Otherwise (it is still connected to the dead process and has not noticed)
- * the answer waits until that link breaks. A link is only ever re-established after the previous
- * connection closed and its frames were processed, so an answer of "no SN" is final.
+ * recent as the asker's, and its topology names the asker's sequencer as the shard's role leader.
+ * Otherwise (it is still connected to the dead process and has not noticed, or still takes the
+ * shard's order responses from another leader) the answer waits until that changes. A link is only
+ * ever re-established after the previous connection closed and its frames were processed, so an
+ * answer of "no SN" is final.
  *
  * <p>Not covered: a record that reaches a replica only after that replica synchronised (it was
  * down, or its client connection broken, when the sequencer died) is requested from the new process
@@ -45,6 +47,9 @@ final class TokenSync {
 
     /** The incarnation of the current welcomed link to the sequencer node, or 0. */
     int linkIncarnation(int sequencerId);
+
+    /** The node this replica takes the shard's order responses from (its role's leader), or -1. */
+    int leaderOf(int shardId);
 
     /** Answers one TOKEN_SYNC now (the engine writes the response). */
     void answer(Connection c, long requestId, int shardId, long[] sessions, long[] sequences);
@@ -222,23 +227,41 @@ final class TokenSync {
       int incarnation,
       long[] sessions,
       long[] sequences) {
-    int mine = host.linkIncarnation(sequencerId);
-    if (mine != 0 && mine < incarnation) {
-      deferred.add(new Deferred(c, requestId, shardId, sequencerId, sessions, sequences));
+    if (mustWait(shardId, sequencerId, incarnation)) {
+      deferred.add(
+          new Deferred(c, requestId, shardId, sequencerId, incarnation, sessions, sequences));
       return;
     }
     host.answer(c, requestId, shardId, sessions, sequences);
   }
 
-  /** This node's link to the sequencer broke or was welcomed again: answer what waited for it. */
-  void release(int sequencerId) {
+  /**
+   * An answer of "no SN" must be final: this replica must not take an order response for the shard
+   * from anyone but the asker's sequencer process or a later one. So it waits while its own link to
+   * that sequencer reached an older process, and while it takes the shard's order responses from
+   * another node (its topology names another role leader than the asker's:
+   * docs/architecture.md#fencing).
+   */
+  private boolean mustWait(int shardId, int sequencerId, int incarnation) {
+    if (host.leaderOf(shardId) != sequencerId) {
+      return true;
+    }
+    int mine = host.linkIncarnation(sequencerId);
+    return mine != 0 && mine < incarnation;
+  }
+
+  /**
+   * A sequencer link broke or was welcomed again, or a role moved: answers the requests that no
+   * longer have to wait (and drops those of closed connections).
+   */
+  void release() {
     for (int i = 0; i < deferred.size(); ) {
       Deferred d = deferred.get(i);
-      if (d.sequencerId == sequencerId) {
+      if (!d.connection.isActive()) {
         deferred.remove(i);
-        if (d.connection.isActive()) {
-          host.answer(d.connection, d.requestId, d.shardId, d.sessions, d.sequences);
-        }
+      } else if (!mustWait(d.shardId, d.sequencerId, d.incarnation)) {
+        deferred.remove(i);
+        host.answer(d.connection, d.requestId, d.shardId, d.sessions, d.sequences);
       } else {
         i++;
       }
@@ -282,6 +305,7 @@ final class TokenSync {
       long requestId,
       int shardId,
       int sequencerId,
+      int incarnation,
       long[] sessions,
       long[] sequences) {}
 }

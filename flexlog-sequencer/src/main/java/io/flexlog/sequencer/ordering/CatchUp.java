@@ -34,7 +34,7 @@ final class CatchUp {
             writeMark(link, hosted.role.colorId(), marks, i);
           }
         }
-        broadcaster.writeWatermark(link, hosted.role.colorId(), hosted.role.watermark());
+        broadcaster.writeWatermark(link, hosted.role.colorId(), hosted.role.catchUpWatermark());
         wrote = true;
       }
     }

@@ -11,4 +11,15 @@ public interface IssueGate {
   IssueGate ALWAYS = (colorId, epoch) -> true;
 
   boolean mayIssue(int colorId, int epoch);
+
+  /**
+   * Whether this process took the role in {@code epoch} (or is taking it now), so that it may have
+   * issued or may still issue SNs in it. False for an epoch an earlier process of this node took (a
+   * restart): SNs of that epoch were issued by that process, and this one only ever issues in a
+   * larger epoch (docs/architecture.md#sequencer-failover). A role not managed by leases took every
+   * epoch it is in.
+   */
+  default boolean tookEpoch(int colorId, int epoch) {
+    return true;
+  }
 }

@@ -47,6 +47,9 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   /** True when the epoch comes from the metadata quorum: only a new lease may change it. */
   private boolean leasedEpoch;
 
+  /** The largest role epoch the topology gave this role (0: none). */
+  private int roleEpoch;
+
   /**
    * @param subtreeShards the shards whose replicas may ask for SNs of this color
    * @param dedupWindow how many tokens the dedup window remembers
@@ -96,6 +99,7 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     if (roleEpoch <= 0) {
       return;
     }
+    this.roleEpoch = Math.max(this.roleEpoch, roleEpoch);
     // The same epoch again (the node epoch this incarnation started in happened to be the one the
     // quorum gave it) keeps the counter: SNs already issued in it must never be issued again.
     if (roleEpoch > epoch) {
@@ -103,6 +107,15 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
       counter = 0;
     }
     leasedEpoch = true;
+  }
+
+  /**
+   * True for an order request addressed to this role in an earlier epoch ({@code requestEpoch} >
+   * 0): it was built for an earlier leader, before the replica synchronised with this one, and the
+   * replica asks again after its HELLO here (docs/architecture.md#fencing).
+   */
+  boolean isStale(long requestEpoch) {
+    return requestEpoch > 0 && requestEpoch < roleEpoch;
   }
 
   Color color() {
@@ -278,5 +291,23 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
    */
   long watermark() {
     return Sn.of(epoch, counter);
+  }
+
+  /**
+   * The watermark a replica hears first when it says HELLO ({@link CatchUp}): {@link #watermark},
+   * except for a role epoch from the quorum that an earlier process of this node took (a restart
+   * before this process took the role again). That process may have issued any SN of the epoch, so
+   * the watermark promises the whole epoch ({@code epoch.maxCounter}: this process never sends an
+   * order response in it); {@code epoch.0} would let a replica take SNs of the epoch above it for
+   * ones its link delivers, and its sync phase would never fetch them
+   * (docs/architecture.md#sync-phase).
+   */
+  long catchUpWatermark() {
+    // Only an epoch the role has from the topology: its own node epoch (larger than the topology's
+    // role epoch) is this process's, and the quorum may still give it that epoch (same counter).
+    if (counter == 0 && epoch == roleEpoch && !gate.tookEpoch(color.id(), epoch)) {
+      return Sn.of(epoch, maxCounter);
+    }
+    return watermark();
   }
 }

@@ -65,6 +65,10 @@ public final class OrderingService {
 
   // Scratch for duplicate answers, reused so that retries do not allocate.
   private long[] duplicateSns = new long[16];
+
+  /** Order requests addressed to a hosted role in an earlier epoch, dropped. */
+  private long staleRequests;
+
   private int[] duplicateIndexes = new int[16];
 
   /**
@@ -182,6 +186,10 @@ public final class OrderingService {
       if (slot < 0) {
         return outsideSubtree(shardId, colorId);
       }
+      if (hosted.role.isStale(OrderRequestDescriptor.roleEpoch(frame))) {
+        dropStale(link, frame);
+        return null;
+      }
     } else {
       ForwardRoute route =
           targets == null ? null : tables.route(targets.shard().colorId(), colorId);
@@ -204,6 +212,24 @@ public final class OrderingService {
     }
     offerTokens(link, orderer, slot, frame);
     return null;
+  }
+
+  // An order request addressed to this role in an earlier epoch: none of its tokens is considered.
+  private void dropStale(PeerLink link, ByteBuf frame) {
+    staleRequests++;
+    if (Long.bitCount(staleRequests) == 1) {
+      LOG.info(
+          "sequencer {}: dropped an ORDER_REQUEST of {} token(s) for shard {} from {}, addressed to"
+              + " role epoch {} of color id {}, which this node leads in a later epoch ({} dropped"
+              + " so far)",
+          nodeId,
+          OrderRequestDescriptor.count(frame),
+          OrderRequestDescriptor.shardId(frame),
+          link,
+          OrderRequestDescriptor.roleEpoch(frame),
+          OrderRequestDescriptor.colorId(frame),
+          staleRequests);
+    }
   }
 
   // Why a request for a color that is neither hosted nor forwarded from the shard is refused.

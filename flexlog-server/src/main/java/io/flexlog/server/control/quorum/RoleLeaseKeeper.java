@@ -6,6 +6,7 @@ import io.flexlog.core.model.Topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.agrona.collections.Int2IntHashMap;
@@ -151,6 +152,14 @@ public final class RoleLeaseKeeper {
   private final Map<Integer, Long> validUntilNs = new ConcurrentHashMap<>();
 
   private final Map<Integer, Integer> validEpoch = new ConcurrentHashMap<>();
+
+  /**
+   * Colors this incarnation is taking now, each with the epoch of the lease it takes over (0: none;
+   * the quorum gives a larger one), and (color, epoch) pairs it took; read by other threads.
+   */
+  private final Map<Integer, Integer> taking = new ConcurrentHashMap<>();
+
+  private final Set<Long> taken = ConcurrentHashMap.newKeySet();
   private final Int2ObjectHashMap<Seen> seen = new Int2ObjectHashMap<>();
 
   /** Colors whose last renewal or take failed for want of the quorum; tick thread only. */
@@ -197,6 +206,15 @@ public final class RoleLeaseKeeper {
     Integer e = validEpoch.get(colorId);
     Long until = validUntilNs.get(colorId);
     return e != null && e == epoch && until != null && nanoClock.getAsLong() < until;
+  }
+
+  /**
+   * Whether this incarnation took the role of {@code colorId} in {@code epoch} or is taking the
+   * role now (its epoch is not known before the quorum answers); see {@code IssueGate#tookEpoch}.
+   */
+  public boolean tookEpoch(int colorId, int epoch) {
+    Integer over = taking.get(colorId);
+    return (over != null && epoch > over) || taken.contains(((long) colorId << 32) | epoch);
   }
 
   /** One heartbeat: renew what this node leads, take what lapsed. */
@@ -333,7 +351,16 @@ public final class RoleLeaseKeeper {
 
   private void take(int c, RoleLease lapsed) {
     long sentNs = nanoClock.getAsLong();
-    RoleCommand.Reply reply = quorum.take(c, selfId, lapsed, nodeEpoch);
+    RoleCommand.Reply reply;
+    taking.put(c, lapsed == null ? 0 : lapsed.epoch());
+    try {
+      reply = quorum.take(c, selfId, lapsed, nodeEpoch);
+      if (reply.applied() && reply.lease() != null && reply.lease().leaderNodeId() == selfId) {
+        taken.add(((long) c << 32) | reply.lease().epoch());
+      }
+    } finally {
+      taking.remove(c);
+    }
     seen.remove(c);
     if (reply.applied() && reply.lease() != null && reply.lease().leaderNodeId() == selfId) {
       lastTakeNs = sentNs;
