@@ -15,15 +15,10 @@ public final class TokenLongMap {
   public final long missingValue;
 
   private final int retainLimit;
-
-  /**
-   * Slot {@code i} is {@code table[3i]} (key high), {@code table[3i + 1]} (key low) and {@code
-   * table[3i + 2]} (value, {@link #missingValue} when the slot is empty): one slot's words and its
-   * probe neighbours share cache lines, so a lookup in a large map costs one or two cache misses,
-   * not one per array.
-   */
-  private long[] table;
-
+  private long[] keysHi;
+  private long[] keysLo;
+  private long[] values;
+  private boolean[] used;
   private int mask;
   private int size;
 
@@ -55,10 +50,10 @@ public final class TokenLongMap {
   }
 
   private void allocate(int capacity) {
-    table = new long[capacity * 3];
-    for (int i = 2; i < table.length; i += 3) {
-      table[i] = missingValue;
-    }
+    keysHi = new long[capacity];
+    keysLo = new long[capacity];
+    values = new long[capacity];
+    used = new boolean[capacity];
     mask = capacity - 1;
   }
 
@@ -76,42 +71,29 @@ public final class TokenLongMap {
     return (int) (h ^ (h >>> 32));
   }
 
-  // The index into table of the key's slot, or of the empty slot where it would go.
   private int slot(long hi, long lo) {
-    long[] t = table;
     int i = hash(hi, lo) & mask;
-    while (true) {
-      int at = i * 3;
-      if (t[at + 2] == missingValue || (t[at] == hi && t[at + 1] == lo)) {
-        return at;
-      }
+    while (used[i] && (keysHi[i] != hi || keysLo[i] != lo)) {
       i = (i + 1) & mask;
     }
+    return i;
   }
 
   public long get(long hi, long lo) {
-    return table[slot(hi, lo) + 2];
+    int i = slot(hi, lo);
+    return used[i] ? values[i] : missingValue;
   }
 
   public boolean containsKey(long hi, long lo) {
-    return table[slot(hi, lo) + 2] != missingValue;
+    return used[slot(hi, lo)];
   }
 
-  /**
-   * Associates the value with the key; returns the previous value or {@link #missingValue}.
-   *
-   * @throws IllegalArgumentException when {@code value} is {@link #missingValue}, which marks
-   *     absent keys
-   */
+  /** Associates the value with the key; returns the previous value or {@link #missingValue}. */
   public long put(long hi, long lo, long value) {
-    if (value == missingValue) {
-      throw new IllegalArgumentException(
-          "cannot store the missing value " + missingValue + " (it marks absent keys)");
-    }
-    int at = slot(hi, lo);
-    long previous = table[at + 2];
-    if (previous != missingValue) {
-      table[at + 2] = value;
+    int i = slot(hi, lo);
+    if (used[i]) {
+      long previous = values[i];
+      values[i] = value;
       return previous;
     }
     if (retainLimit > 0 && orderCount == retainLimit) {
@@ -119,11 +101,12 @@ public final class TokenLongMap {
       orderHead = (orderHead + 1) % retainLimit;
       orderCount--;
       remove(orderHi[oldest], orderLo[oldest]);
-      at = slot(hi, lo);
+      i = slot(hi, lo);
     }
-    table[at] = hi;
-    table[at + 1] = lo;
-    table[at + 2] = value;
+    used[i] = true;
+    keysHi[i] = hi;
+    keysLo[i] = lo;
+    values[i] = value;
     size++;
     if (retainLimit > 0) {
       int tail = (orderHead + orderCount) % retainLimit;
@@ -139,26 +122,24 @@ public final class TokenLongMap {
 
   /** Removes the key; returns its value or {@link #missingValue}. */
   public long remove(long hi, long lo) {
-    long[] t = table;
-    int at = slot(hi, lo);
-    long previous = t[at + 2];
-    if (previous == missingValue) {
+    int i = slot(hi, lo);
+    if (!used[i]) {
       return missingValue;
     }
-    t[at + 2] = missingValue;
+    long previous = values[i];
+    used[i] = false;
     size--;
     // Backward-shift deletion keeps probe sequences intact without tombstones.
-    int gap = at / 3;
-    int j = (gap + 1) & mask;
-    while (t[j * 3 + 2] != missingValue) {
-      int jt = j * 3;
-      int home = hash(t[jt], t[jt + 1]) & mask;
+    int gap = i;
+    int j = (i + 1) & mask;
+    while (used[j]) {
+      int home = hash(keysHi[j], keysLo[j]) & mask;
       if (((j - home) & mask) >= ((j - gap) & mask)) {
-        int gt = gap * 3;
-        t[gt] = t[jt];
-        t[gt + 1] = t[jt + 1];
-        t[gt + 2] = t[jt + 2];
-        t[jt + 2] = missingValue;
+        keysHi[gap] = keysHi[j];
+        keysLo[gap] = keysLo[j];
+        values[gap] = values[j];
+        used[gap] = true;
+        used[j] = false;
         gap = j;
       }
       j = (j + 1) & mask;
@@ -167,9 +148,7 @@ public final class TokenLongMap {
   }
 
   public void clear() {
-    for (int i = 2; i < table.length; i += 3) {
-      table[i] = missingValue;
-    }
+    java.util.Arrays.fill(used, false);
     size = 0;
     orderHead = 0;
     orderCount = 0;
@@ -177,10 +156,9 @@ public final class TokenLongMap {
 
   /** Visits every entry; the visitor must not modify the map. */
   public void forEach(Visitor visitor) {
-    long[] t = table;
-    for (int at = 0; at < t.length; at += 3) {
-      if (t[at + 2] != missingValue) {
-        visitor.accept(t[at], t[at + 1], t[at + 2]);
+    for (int i = 0; i < used.length; i++) {
+      if (used[i]) {
+        visitor.accept(keysHi[i], keysLo[i], values[i]);
       }
     }
   }
@@ -192,14 +170,18 @@ public final class TokenLongMap {
   }
 
   private void grow() {
-    long[] old = table;
-    allocate((mask + 1) * 2);
-    for (int at = 0; at < old.length; at += 3) {
-      if (old[at + 2] != missingValue) {
-        int s = slot(old[at], old[at + 1]);
-        table[s] = old[at];
-        table[s + 1] = old[at + 1];
-        table[s + 2] = old[at + 2];
+    long[] oldHi = keysHi;
+    long[] oldLo = keysLo;
+    long[] oldValues = values;
+    boolean[] oldUsed = used;
+    allocate(oldUsed.length * 2);
+    for (int i = 0; i < oldUsed.length; i++) {
+      if (oldUsed[i]) {
+        int s = slot(oldHi[i], oldLo[i]);
+        used[s] = true;
+        keysHi[s] = oldHi[i];
+        keysLo[s] = oldLo[i];
+        values[s] = oldValues[i];
       }
     }
   }

@@ -65,13 +65,4 @@ class TokenLongMapTest {
     map.forEach((hi, lo, value) -> assertThat(seen.put(new Key(hi, lo), value)).isNull());
     assertThat(seen).hasSize(1003).containsEntry(new Key(5, 999), 1099L);
   }
-
-  @Test
-  void shouldRefuseToStoreTheMissingValue() {
-    TokenLongMap map = new TokenLongMap(4, -1L);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> map.put(1, 2, -1L))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("missing value -1");
-    assertThat(map.isEmpty()).isTrue();
-  }
 }
