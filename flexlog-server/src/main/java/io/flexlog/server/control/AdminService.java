@@ -97,10 +97,7 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
       response.onError(AdminErrors.toStatus(e));
       return;
     } catch (IOException e) {
-      LOG.error("AddColor '{}' failed: cannot persist the cluster metadata", request.getName(), e);
-      response.onError(
-          AdminErrors.toStatus(
-              new FlexLogException("cannot persist the cluster metadata: " + e.getMessage())));
+      failToPersist("AddColor", request.getName(), e, response);
       return;
     }
     response.onNext(
@@ -138,11 +135,7 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
       response.onError(AdminErrors.toStatus(e));
       return;
     } catch (IOException e) {
-      LOG.error(
-          "AlterColor '{}' failed: cannot persist the cluster metadata", request.getName(), e);
-      response.onError(
-          AdminErrors.toStatus(
-              new FlexLogException("cannot persist the cluster metadata: " + e.getMessage())));
+      failToPersist("AlterColor", request.getName(), e, response);
       return;
     }
     response.onNext(
@@ -153,6 +146,15 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
             .addAllUnacknowledgedNodeIds(result.unacknowledgedNodeIds())
             .build());
     response.onCompleted();
+  }
+
+  // The controller could not write the cluster metadata file: logged here, a typed error answered.
+  private static void failToPersist(
+      String call, String colorName, IOException e, StreamObserver<?> response) {
+    LOG.error("{} '{}' failed: cannot persist the cluster metadata", call, colorName, e);
+    response.onError(
+        AdminErrors.toStatus(
+            new FlexLogException("cannot persist the cluster metadata: " + e.getMessage())));
   }
 
   private void forward(
