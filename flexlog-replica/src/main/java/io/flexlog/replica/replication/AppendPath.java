@@ -41,7 +41,7 @@ final class AppendPath {
 
   private final PendingAppends pending = new PendingAppends();
   private final BatchOutcomes outcomes = new BatchOutcomes();
-  private final TokenLongMap committedTokens;
+  private final CommittedTokens committedTokens;
   private final TokenLongMap earlyAssignments = new TokenLongMap(64, Sn.NONE);
   private final Long2ObjectHashMap<OrderRequestBatch> batches = new Long2ObjectHashMap<>();
   private final List<OrderRequestBatch> activeBatches = new ArrayList<>();
@@ -71,7 +71,7 @@ final class AppendPath {
     this.sequencers = sequencers;
     this.publisher = publisher;
     this.requestTurn = requestTurn;
-    this.committedTokens = new TokenLongMap(1024, Sn.NONE, limits.dedupWindow());
+    this.committedTokens = new CommittedTokens(limits.dedupWindow());
     String node = Integer.toString(shards.nodeId());
     appends =
         Counter.builder("flexlog.replica.appends")
@@ -306,7 +306,7 @@ final class AppendPath {
   }
 
   /** Committed SN per token within the dedup window (shared with AppendSync). */
-  TokenLongMap committedTokens() {
+  CommittedTokens committedTokens() {
     return committedTokens;
   }
 

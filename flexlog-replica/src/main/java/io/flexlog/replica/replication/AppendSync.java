@@ -26,7 +26,7 @@ final class AppendSync {
   private final LogStorage storage;
   private final AppendPath appends;
   private final PendingAppends pending;
-  private final TokenLongMap committedTokens;
+  private final CommittedTokens committedTokens;
   private final TokenLongMap earlyAssignments;
   private final Runnable requestTurn;
 

@@ -105,6 +105,26 @@ public final class RecordCache implements AutoCloseable {
     if (index.get(address) != -1L) {
       return true;
     }
+    copyIn(address, source, sourceIndex, length);
+    return true;
+  }
+
+  /**
+   * As {@link #put} for a record just appended to the log: its address is new (addresses are never
+   * reused), so the index is not searched first. One hash probe per record instead of two on the
+   * append path.
+   *
+   * @return true when the record is in the cache afterwards
+   */
+  public boolean putAppended(long address, ByteBuf source, int sourceIndex, int length) {
+    if (!fits(length)) {
+      return false;
+    }
+    copyIn(address, source, sourceIndex, length);
+    return true;
+  }
+
+  private void copyIn(long address, ByteBuf source, int sourceIndex, int length) {
     int need = CacheRecordDescriptor.recordLength(length);
     if (head < 0 || fill[head] + need > blockBytes) {
       head = nextBlock();
@@ -118,7 +138,6 @@ public final class RecordCache implements AutoCloseable {
     index.put(address, ((long) head << 32) | at);
     fill[head] = at + need;
     usedBytes += need;
-    return true;
   }
 
   /** The cached payload length, or -1 when the address is not cached. */
@@ -231,8 +250,10 @@ public final class RecordCache implements AutoCloseable {
     while (at < fill[slot]) {
       long address = block.getLongLE(at + CacheRecordDescriptor.ADDRESS_OFFSET);
       int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
-      if (index.get(address) == (((long) slot << 32) | at)) {
-        index.remove(address);
+      long location = ((long) slot << 32) | at;
+      long indexed = index.remove(address);
+      if (indexed != location && indexed != -1L) {
+        index.put(address, indexed); // cached again elsewhere since (rare): keep that copy
       }
       at += CacheRecordDescriptor.recordLength(length);
     }

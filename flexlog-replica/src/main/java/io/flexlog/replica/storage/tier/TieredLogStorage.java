@@ -131,7 +131,7 @@ public final class TieredLogStorage implements LogStorage {
         return NO_SPACE;
       }
     }
-    cache.put(address, payload, payload.readerIndex(), payload.readableBytes());
+    cache.putAppended(address, payload, payload.readerIndex(), payload.readableBytes());
     return address;
   }
 
