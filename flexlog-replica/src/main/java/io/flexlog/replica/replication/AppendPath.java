@@ -233,7 +233,7 @@ final class AppendPath {
     for (int i = 0; i < count; i++) {
       long sequence = AppendBatchDescriptor.tokenSequence(frame, i);
       int length = AppendBatchDescriptor.payloadLength(frame, i);
-      storeBatched(c, requestId, session, sequence, colorId, shardId, frame.slice(at, length));
+      storeBatched(c, requestId, session, sequence, colorId, shardId, frame, at, length);
       at += length;
     }
     if (outcomes.count() > 0) {
@@ -249,9 +249,11 @@ final class AppendPath {
       long sequence,
       int colorId,
       int shardId,
-      ByteBuf payload) {
+      ByteBuf frame,
+      int at,
+      int length) {
     appends.increment();
-    if (payload.readableBytes() > limits.maxRecordBytes()) {
+    if (length > limits.maxRecordBytes()) {
       outcomes.refused(sequence, ErrorCode.RECORD_TOO_LARGE.code());
       return;
     }
@@ -267,7 +269,7 @@ final class AppendPath {
       pending.setWaiter(slot, c, requestId, true);
       return;
     }
-    long address = storage.appendPending(shardId, colorId, session, sequence, payload);
+    long address = storage.appendPending(shardId, colorId, session, sequence, frame, at, length);
     if (address == LogStorage.NO_SPACE) {
       outcomes.refused(sequence, ErrorCode.STORAGE_FULL.code());
       return;

@@ -36,8 +36,31 @@ public interface LogStorage extends AutoCloseable {
    *
    * @return the entry's address, an opaque handle for the other methods, or {@link #NO_SPACE}
    */
+  default long appendPending(
+      int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload) {
+    return appendPending(
+        shardId,
+        colorId,
+        tokenSession,
+        tokenSequence,
+        payload,
+        payload.readerIndex(),
+        payload.readableBytes());
+  }
+
+  /**
+   * As {@link #appendPending(int, int, long, long, ByteBuf)} for the {@code length} bytes of {@code
+   * source} at {@code index}: a batch frame's records are copied from the frame itself, without a
+   * slice per record.
+   */
   long appendPending(
-      int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload);
+      int shardId,
+      int colorId,
+      long tokenSession,
+      long tokenSequence,
+      ByteBuf source,
+      int index,
+      int length);
 
   /** Writes the SN into a pending entry. Durable after the next {@link #flush()}. */
   void commit(long address, long sn);

@@ -80,9 +80,14 @@ final class ChunkLog {
   // ---------------------------------------------------------------- writing
 
   long appendPending(
-      int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload) {
+      int shardId,
+      int colorId,
+      long tokenSession,
+      long tokenSequence,
+      ByteBuf source,
+      int index,
+      int length) {
     requireRecovered();
-    int length = payload.readableBytes();
     long entryLength = PmEntryDescriptor.entryLength(length);
     if (length > ChunkHeaderDescriptor.maxPayloadLength(chunkSize)) {
       throw new IllegalArgumentException(
@@ -99,7 +104,7 @@ final class ChunkLog {
     chunk.putInt(at + PmEntryDescriptor.COLOR_OFFSET, colorId);
     chunk.putInt(at + PmEntryDescriptor.SHARD_OFFSET, shardId);
     chunk.putLong(at + PmEntryDescriptor.SN_OFFSET, PmEntryDescriptor.PENDING_SN);
-    chunk.copyIn(at + PmEntryDescriptor.PAYLOAD_OFFSET, payload, payload.readerIndex(), length);
+    chunk.copyIn(at + PmEntryDescriptor.PAYLOAD_OFFSET, source, index, length);
     // CRC over the bytes as they landed in the log, so the check covers the copy itself.
     chunk.putInt(
         at + PmEntryDescriptor.CRC_OFFSET, checksum.compute(chunk, currentSequence, at, length));

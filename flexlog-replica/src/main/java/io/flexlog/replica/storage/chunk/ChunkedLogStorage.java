@@ -133,8 +133,15 @@ public abstract class ChunkedLogStorage implements TierableLog {
 
   @Override
   public final long appendPending(
-      int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload) {
-    return open().appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
+      int shardId,
+      int colorId,
+      long tokenSession,
+      long tokenSequence,
+      ByteBuf source,
+      int index,
+      int length) {
+    return open()
+        .appendPending(shardId, colorId, tokenSession, tokenSequence, source, index, length);
   }
 
   @Override

@@ -121,17 +121,25 @@ public final class TieredLogStorage implements LogStorage {
 
   @Override
   public long appendPending(
-      int shardId, int colorId, long tokenSession, long tokenSequence, ByteBuf payload) {
-    long address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
+      int shardId,
+      int colorId,
+      long tokenSession,
+      long tokenSequence,
+      ByteBuf source,
+      int index,
+      int length) {
+    long address =
+        pm.appendPending(shardId, colorId, tokenSession, tokenSequence, source, index, length);
     if (address == NO_SPACE) {
       tiering.applyFinished();
-      address = pm.appendPending(shardId, colorId, tokenSession, tokenSequence, payload);
+      address =
+          pm.appendPending(shardId, colorId, tokenSession, tokenSequence, source, index, length);
       if (address == NO_SPACE) {
         tiering.start(true); // full: whatever the watermark says
         return NO_SPACE;
       }
     }
-    cache.putAppended(address, payload, payload.readerIndex(), payload.readableBytes());
+    cache.putAppended(address, source, index, length);
     return address;
   }
 

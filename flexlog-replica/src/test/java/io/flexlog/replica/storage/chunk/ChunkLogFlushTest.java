@@ -35,7 +35,7 @@ class ChunkLogFlushTest {
   }
 
   private long append(int length) {
-    return log.appendPending(1, 2, 3, 4, Unpooled.wrappedBuffer(new byte[length]));
+    return log.appendPending(1, 2, 3, 4, Unpooled.wrappedBuffer(new byte[length]), 0, length);
   }
 
   @Test
