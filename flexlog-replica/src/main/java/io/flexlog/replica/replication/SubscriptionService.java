@@ -292,7 +292,9 @@ final class SubscriptionService {
     SnIndex index = log.index;
     int from = index.ceilingPosition(s.nextSn);
     RecordBatchWriter batch = publisher.records();
-    int to = batch.take(log, from, limit, s.credit, MAX_BATCH_BYTES, MAX_BATCH_RECORDS);
+    int to =
+        batch.take(
+            log, from, limit, s.credit, MAX_BATCH_BYTES, MAX_BATCH_RECORDS, s.connection.alloc());
     boolean drained = to == index.size() || index.snAt(to) > limit;
     long progress;
     if (drained) {

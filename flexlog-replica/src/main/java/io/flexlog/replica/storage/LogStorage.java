@@ -108,6 +108,26 @@ public interface LogStorage extends AutoCloseable {
   }
 
   /**
+   * {@link #scanPayload} for payloads shorter than {@code copyBelow}: appends the payload to {@code
+   * dst} (its writer index moves) and returns its length, without a buffer object per entry. A
+   * payload of {@code copyBelow} bytes or more is not copied: the result is then {@code -1 -
+   * length}, and the caller takes it with {@link #scanPayload}.
+   */
+  default int scanCopy(long address, ByteBuf dst, int copyBelow) {
+    ByteBuf payload = scanPayload(address);
+    try {
+      int length = payload.readableBytes();
+      if (length >= copyBelow) {
+        return -1 - length;
+      }
+      dst.writeBytes(payload, payload.readerIndex(), length);
+      return length;
+    } finally {
+      payload.release();
+    }
+  }
+
+  /**
    * Marks every committed entry of {@code colorId} with an SN {@code <= sn} dead. Durable when it
    * returns (appends and commits before it are flushed first). A value at or below the current trim
    * point changes nothing; pending entries are never trimmed. Space is reclaimed lazily and only in

@@ -172,6 +172,27 @@ public final class RecordCache implements AutoCloseable {
         .asReadOnly();
   }
 
+  /** Returned by {@link #copyOut} when the address is not cached. */
+  public static final int NOT_CACHED = Integer.MIN_VALUE;
+
+  /**
+   * Appends the cached payload to {@code dst} when it is shorter than {@code copyBelow} and returns
+   * its length; returns {@code -1 - length} without copying when it is not shorter, and {@link
+   * #NOT_CACHED} when the address is not cached. Counts as a use for eviction.
+   */
+  public int copyOut(long address, ByteBuf dst, int copyBelow) {
+    long location = use(address);
+    if (location == -1L) {
+      return NOT_CACHED;
+    }
+    int length = payloadLength(location);
+    if (length >= copyBelow) {
+      return -1 - length;
+    }
+    dst.writeBytes(block(location), payloadOffset(location), length);
+    return length;
+  }
+
   // A location is the block's slot in the high 32 bits and the record's offset in the low 32.
 
   /** The location of a cached address, marked as used for eviction; -1 when not cached. */

@@ -68,6 +68,11 @@ public final class ByteBufChunkMemory implements ChunkMemory {
   }
 
   @Override
+  public void copyOut(int offset, ByteBuf dst, int length) {
+    dst.writeBytes(view, offset, length);
+  }
+
+  @Override
   public ByteBuf readOnlyView(int offset, int length) {
     return view.slice(offset, length).asReadOnly();
   }

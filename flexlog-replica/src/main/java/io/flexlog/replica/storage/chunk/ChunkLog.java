@@ -218,6 +218,19 @@ final class ChunkLog {
     return chunk.readOnlyView(at + PmEntryDescriptor.PAYLOAD_OFFSET, length);
   }
 
+  /** {@link io.flexlog.replica.storage.LogStorage#scanCopy} for an entry of this log. */
+  int copyPayload(long address, ByteBuf dst, int copyBelow) {
+    int index = indexOf(address);
+    int at = checkedOffset(index, address);
+    ChunkMemory chunk = pool.memory(index);
+    int length = chunk.getInt(at + PmEntryDescriptor.PAYLOAD_LENGTH_OFFSET);
+    if (length >= copyBelow) {
+      return -1 - length;
+    }
+    chunk.copyOut(at + PmEntryDescriptor.PAYLOAD_OFFSET, dst, length);
+    return length;
+  }
+
   ByteBuf retainedPayload(long address) {
     int index = indexOf(address);
     int at = checkedOffset(index, address);

@@ -34,6 +34,9 @@ public interface ChunkMemory {
   /** Adds {@code length} bytes at {@code offset} to {@code crc}. */
   void updateCrc(CRC32C crc, int offset, int length);
 
+  /** Appends {@code length} bytes at {@code offset} to {@code dst} (its writer index moves). */
+  void copyOut(int offset, ByteBuf dst, int length);
+
   /** A read-only view (or, where the engine cannot map memory into a buffer, a copy). */
   ByteBuf readOnlyView(int offset, int length);
 

@@ -180,6 +180,11 @@ public abstract class ChunkedLogStorage implements TierableLog {
   }
 
   @Override
+  public final int scanCopy(long address, ByteBuf dst, int copyBelow) {
+    return open().copyPayload(address, dst, copyBelow);
+  }
+
+  @Override
   public final void trim(int colorId, long sn) {
     open().trim(colorId, sn);
   }

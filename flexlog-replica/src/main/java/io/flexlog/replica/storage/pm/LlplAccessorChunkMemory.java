@@ -86,6 +86,16 @@ final class LlplAccessorChunkMemory implements ChunkMemory {
   }
 
   @Override
+  public void copyOut(int offset, ByteBuf dst, int length) {
+    if (length == 0) {
+      return; // llpl rejects empty ranges
+    }
+    byte[] bytes = scratch(length);
+    block.copyToArray(base + offset, bytes, 0, length);
+    dst.writeBytes(bytes, 0, length);
+  }
+
+  @Override
   public ByteBuf readOnlyView(int offset, int length) {
     byte[] copy = new byte[length];
     if (length > 0) {

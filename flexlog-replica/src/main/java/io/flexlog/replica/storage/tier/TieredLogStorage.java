@@ -259,6 +259,33 @@ public final class TieredLogStorage implements LogStorage {
     return pm.holds(address) ? pm.retainedPayload(address) : ssdPayload(address).retain();
   }
 
+  @Override
+  public int scanCopy(long address, ByteBuf dst, int copyBelow) {
+    checkOpen();
+    int cached = cache.copyOut(address, dst, copyBelow);
+    if (cached != RecordCache.NOT_CACHED) {
+      if (cached >= 0) {
+        metrics.cacheHits.increment(); // a longer one is counted by the caller's scanPayload
+      }
+      return cached;
+    }
+    if (pm.holds(address)) {
+      int copied = pm.scanCopy(address, dst, copyBelow);
+      if (copied >= 0) {
+        metrics.cacheMisses.increment();
+      }
+      return copied;
+    }
+    ByteBuf payload = ssdPayload(address);
+    int length = payload.readableBytes();
+    if (length >= copyBelow) {
+      return -1 - length;
+    }
+    metrics.cacheMisses.increment();
+    dst.writeBytes(payload, payload.readerIndex(), length);
+    return length;
+  }
+
   private ByteBuf ssdPayload(long address) {
     ByteBuf payload = segments.payload(address);
     if (payload == null) {

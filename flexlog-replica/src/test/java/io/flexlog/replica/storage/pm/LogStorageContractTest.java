@@ -115,6 +115,18 @@ abstract class LogStorageContractTest {
       assertThat(log.payloadLength(addresses[i])).isEqualTo(sizes[i]);
       assertThat(TestPayloads.copy(log.payload(addresses[i]))).isEqualTo(payloads[i]);
     }
+    ByteBuf scanned = Unpooled.buffer();
+    try {
+      for (int i = 0; i < sizes.length; i++) {
+        int before = scanned.writerIndex();
+        assertThat(log.scanCopy(addresses[i], scanned, Integer.MAX_VALUE)).isEqualTo(sizes[i]);
+        assertThat(TestPayloads.copy(scanned.slice(before, sizes[i]))).isEqualTo(payloads[i]);
+        assertThat(log.scanCopy(addresses[i], scanned, sizes[i])).isEqualTo(-1 - sizes[i]);
+        assertThat(scanned.writerIndex()).isEqualTo(before + sizes[i]);
+      }
+    } finally {
+      scanned.release();
+    }
 
     List<Entry> recovered = reopenAndRecover(16);
 

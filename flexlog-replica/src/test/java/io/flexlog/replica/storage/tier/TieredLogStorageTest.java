@@ -748,6 +748,35 @@ abstract class TieredLogStorageTest {
   }
 
   @Test
+  void shouldCopyScannedPayloadsFromEveryTierWithoutFillingTheCache() throws Exception {
+    openManual();
+    Entry.recoverAll(storage);
+    writeUntilUsedAbove(0.6);
+    drainTiering();
+    assertThat(storage.segmentCount()).isPositive();
+    long cachedRecords = storage.cache().records();
+    ByteBuf dst = Unpooled.buffer();
+    try {
+      double hitsBefore = counter(TierMetrics.CACHE_HITS);
+      for (int seq = 0; seq < written; seq++) {
+        int before = dst.writerIndex();
+        int length = storage.scanCopy(addresses[seq], dst, Integer.MAX_VALUE);
+        assertThat(length).isEqualTo(payload(seq).length);
+        byte[] copy = new byte[length];
+        dst.getBytes(before, copy);
+        assertThat(copy).as("copy of %d", seq).isEqualTo(payload(seq));
+        // Too long to copy: nothing is appended and the length comes back encoded.
+        assertThat(storage.scanCopy(addresses[seq], dst, length)).isEqualTo(-1 - length);
+        assertThat(dst.writerIndex()).isEqualTo(before + length);
+      }
+      assertThat(counter(TierMetrics.CACHE_HITS) - hitsBefore).isEqualTo((double) cachedRecords);
+      assertThat(storage.cache().records()).isEqualTo(cachedRecords);
+    } finally {
+      dst.release();
+    }
+  }
+
+  @Test
   void shouldKeepRetainedPayloadsValidThroughEvictionTieringAndTrim() throws Exception {
     openManual();
     Entry.recoverAll(storage);
