@@ -18,8 +18,8 @@ import java.util.Objects;
  *   <tr><td>{@value #HOST}</td><td>127.0.0.1</td><td>address the data-plane port binds to</td></tr>
  *   <tr><td>{@value #PORT}</td><td>0</td><td>data-plane port; 0 picks an ephemeral one</td></tr>
  *   <tr><td>{@value #DATA_DIR}</td><td>required</td><td>directory of the durable epoch file</td></tr>
- *   <tr><td>{@value #DEDUP_WINDOW}</td><td>1 &lt;&lt; 20</td><td>tokens remembered per color for
- *       deduplication; older tokens are forgotten first</td></tr>
+ *   <tr><td>{@value #DEDUP_WINDOW}</td><td>1 &lt;&lt; 20</td><td>newest sequences of each client
+ *       session remembered per color for deduplication (io.flexlog.core.util.TokenWindow)</td></tr>
  *   <tr><td>{@value #MAX_FRAME_BYTES}</td><td>64 MiB + frame header</td><td>largest inbound
  *       frame, length field included</td></tr>
  *   <tr><td>{@value #MAX_RECORD_BYTES}</td><td>1 MiB</td><td>record size limit announced to

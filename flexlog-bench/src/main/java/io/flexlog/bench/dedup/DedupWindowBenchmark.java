@@ -1,6 +1,7 @@
 package io.flexlog.bench.dedup;
 
 import io.flexlog.core.util.TokenLongMap;
+import io.flexlog.core.util.TokenWindow;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -19,8 +20,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * default 2^20): for each new token a lookup that misses (is this append a retry?), then an insert
  * that forgets the oldest token once the window is full. Tokens come from a few producer sessions,
  * each with increasing sequences, as in a producer load. The window starts full, so every operation
- * is the steady state of a long run. Run with {@code java -cp ... org.openjdk.jmh.Main
- * DedupWindow}.
+ * is the steady state of a long run. {@code structure}: {@code rings} is the {@link TokenWindow}
+ * replicas and sequencer roles use (a ring per session), {@code hash} the one global {@link
+ * TokenLongMap} with a FIFO of insertions they used before. Run with {@code java -cp ...
+ * org.openjdk.jmh.Main DedupWindow}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,7 +38,11 @@ public class DedupWindowBenchmark {
   @Param({"4"})
   int sessions;
 
-  private TokenLongMap committed;
+  @Param({"rings", "hash"})
+  String structure;
+
+  private TokenLongMap hash;
+  private TokenWindow rings;
   private long[] sessionIds;
   private long[] nextSequence;
   private int turn;
@@ -43,7 +50,11 @@ public class DedupWindowBenchmark {
 
   @Setup
   public void setup() {
-    committed = new TokenLongMap(window, 0L, window);
+    if (structure.equals("rings")) {
+      rings = new TokenWindow(window, 0L);
+    } else {
+      hash = new TokenLongMap(window, 0L, window);
+    }
     sessionIds = new long[sessions];
     nextSequence = new long[sessions];
     java.util.SplittableRandom random = new java.util.SplittableRandom(42);
@@ -60,8 +71,13 @@ public class DedupWindowBenchmark {
     turn = turn + 1 == sessions ? 0 : turn + 1;
     long session = sessionIds[s];
     long sequence = nextSequence[s]++;
-    boolean retry = committed.get(session, sequence) != 0L;
-    committed.put(session, sequence, sn++);
+    if (rings != null) {
+      boolean retry = rings.get(session, sequence) != 0L;
+      rings.put(session, sequence, sn++);
+      return retry;
+    }
+    boolean retry = hash.get(session, sequence) != 0L;
+    hash.put(session, sequence, sn++);
     return retry;
   }
 

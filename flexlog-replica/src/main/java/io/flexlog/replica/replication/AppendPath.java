@@ -5,6 +5,7 @@ import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.AppendBatchDescriptor;
 import io.flexlog.core.util.TokenLongMap;
+import io.flexlog.core.util.TokenWindow;
 import io.flexlog.replica.storage.LogStorage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -41,7 +42,7 @@ final class AppendPath {
 
   private final PendingAppends pending = new PendingAppends();
   private final BatchOutcomes outcomes = new BatchOutcomes();
-  private final CommittedTokens committedTokens;
+  private final TokenWindow committedTokens;
   private final TokenLongMap earlyAssignments = new TokenLongMap(64, Sn.NONE);
   private final Long2ObjectHashMap<OrderRequestBatch> batches = new Long2ObjectHashMap<>();
   private final List<OrderRequestBatch> activeBatches = new ArrayList<>();
@@ -71,7 +72,7 @@ final class AppendPath {
     this.sequencers = sequencers;
     this.publisher = publisher;
     this.requestTurn = requestTurn;
-    this.committedTokens = new CommittedTokens(limits.dedupWindow());
+    this.committedTokens = new TokenWindow(limits.dedupWindow(), Sn.NONE);
     String node = Integer.toString(shards.nodeId());
     appends =
         Counter.builder("flexlog.replica.appends")
@@ -308,7 +309,7 @@ final class AppendPath {
   }
 
   /** Committed SN per token within the dedup window (shared with AppendSync). */
-  CommittedTokens committedTokens() {
+  TokenWindow committedTokens() {
     return committedTokens;
   }
 

@@ -2,6 +2,7 @@ package io.flexlog.replica.replication;
 
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenLongMap;
+import io.flexlog.core.util.TokenWindow;
 import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.netty.buffer.ByteBuf;
@@ -26,7 +27,7 @@ final class AppendSync {
   private final LogStorage storage;
   private final AppendPath appends;
   private final PendingAppends pending;
-  private final CommittedTokens committedTokens;
+  private final TokenWindow committedTokens;
   private final TokenLongMap earlyAssignments;
   private final Runnable requestTurn;
 

@@ -10,7 +10,7 @@ import java.time.Duration;
  * @param maxRecordBytes the largest payload accepted; larger ones get RECORD_TOO_LARGE
  * @param readHold how long a read that cannot be decided yet is held before answering RETRY
  * @param dedupWindow how many of each client session's newest committed sequences are remembered to
- *     answer retried appends (see {@link CommittedTokens})
+ *     answer retried appends (see {@link io.flexlog.core.util.TokenWindow})
  * @param heartbeatInterval {@code subscribe.heartbeat-interval}: a subscription that sent nothing
  *     for this long gets a SUBSCRIBE_PROGRESS repeating its progress, so that its subscriber can
  *     tell an idle replica from a dead link (docs/architecture.md#subscribe)

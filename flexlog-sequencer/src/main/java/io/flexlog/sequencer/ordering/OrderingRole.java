@@ -3,7 +3,7 @@ package io.flexlog.sequencer.ordering;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
-import io.flexlog.core.util.TokenLongMap;
+import io.flexlog.core.util.TokenWindow;
 import java.util.Arrays;
 import java.util.List;
 import org.agrona.collections.Int2IntHashMap;
@@ -34,7 +34,7 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   private final Color color;
   private int[] shardIds;
   private final Int2IntHashMap slotByShard;
-  private final TokenLongMap dedup;
+  private final TokenWindow dedup;
   private final ColorBatch batch;
   private final ChildParts ranges = new ChildParts();
   private final long maxCounter;
@@ -52,7 +52,8 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
 
   /**
    * @param subtreeShards the shards whose replicas may ask for SNs of this color
-   * @param dedupWindow how many tokens the dedup window remembers
+   * @param dedupWindow how many of each client session's newest sequences the dedup window
+   *     remembers ({@link TokenWindow})
    * @param epoch the durable epoch to issue SNs in
    * @param maxCounter the last counter value of an epoch ({@link Sn#MAX_COUNTER} in production)
    */
@@ -72,7 +73,7 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     for (int slot = 0; slot < shardIds.length; slot++) {
       slotByShard.put(shardIds[slot], slot);
     }
-    this.dedup = new TokenLongMap(Math.min(dedupWindow, 1 << 16), Sn.NONE, dedupWindow);
+    this.dedup = new TokenWindow(dedupWindow, Sn.NONE);
     this.batch = new ColorBatch(shardIds.length);
     this.maxCounter = maxCounter;
     this.epochs = epochs;

@@ -1,32 +1,37 @@
-package io.flexlog.replica.replication;
+package io.flexlog.core.util;
 
-import io.flexlog.core.model.Sn;
-import org.agrona.collections.Long2ObjectHashMap;
+import io.netty.util.collection.LongObjectHashMap;
+import java.util.Arrays;
 
 /**
- * The committed tokens a replica remembers, to answer a retried append with the SN it already has
- * (docs/architecture.md#invariants): per client session, the newest {@code window} sequences of
- * that session, in a ring indexed by the sequence itself.
+ * A deduplication window of tokens (a client session and its sequence,
+ * docs/architecture.md#concepts) to {@code long} values: per session, the newest {@code window}
+ * sequences of that session, in a ring indexed by the sequence itself. Replicas keep their
+ * committed tokens in one, sequencer roles the tokens they ordered
+ * (docs/architecture.md#invariants).
  *
  * <p>A session's sequences grow by one per append, so a session's lookups and inserts land next to
- * each other in its ring: the window costs about one cache miss per few records, where a hash map
- * over every token of the replica cost several per record (flexlog-bench/README.md,
- * DedupWindowBenchmark). A ring starts small and doubles while two live sequences of its window
- * share a slot, up to the window. The rings of all sessions hold at most {@code 2 * window} slots:
- * beyond that the least recently used sessions are forgotten whole, so one busy session cannot push
- * out the window of another that is still active.
+ * each other in its ring: about one cache miss per few records, where a hash map over every token
+ * cost several per record (flexlog-bench/README.md, DedupWindowBenchmark). A ring starts small and
+ * doubles while two live sequences of its window share a slot, up to the window. The rings of all
+ * sessions hold at most {@code 2 * window} slots (rounded up to powers of two): beyond that the
+ * least recently used sessions are forgotten whole, so one busy session cannot push out the window
+ * of another that is still active.
  *
- * <p>A retry is recognised while its sequence is within {@code window} of the newest sequence this
- * replica committed for the session and the session was not forgotten. Not thread-safe: owned by
- * the replica's event loop.
+ * <p>A token is found while its sequence is within {@code window} of the newest sequence put for
+ * its session and the session was not forgotten; a put of an older one is ignored. The value {@code
+ * missingValue} cannot be stored: it marks an empty slot. Not thread-safe: one owner thread.
  */
-final class CommittedTokens {
+public final class TokenWindow {
   private static final int MIN_RING = 16;
+
+  /** Returned by {@link #get} and {@link #remove} for a token that is not in the window. */
+  public final long missingValue;
 
   private final long window;
   private final int maxRing;
   private final long slotBudget;
-  private final Long2ObjectHashMap<Ring> rings = new Long2ObjectHashMap<>();
+  private final LongObjectHashMap<Ring> rings = new LongObjectHashMap<>();
   private Ring recent;
   private Ring leastRecent;
   private Ring mostRecent;
@@ -34,31 +39,39 @@ final class CommittedTokens {
 
   /**
    * @param window how many of a session's newest sequences are remembered
+   * @param missingValue what {@link #get} returns for an unknown token; never stored
    */
-  CommittedTokens(int window) {
+  public TokenWindow(int window, long missingValue) {
     if (window <= 0) {
       throw new IllegalArgumentException("window must be > 0: " + window);
     }
     this.window = window;
+    this.missingValue = missingValue;
     this.maxRing = Math.max(MIN_RING, Integer.highestOneBit(window - 1) << 1);
     this.slotBudget = 2L * maxRing;
   }
 
-  /** The SN committed for the token, or {@link Sn#NONE}. */
-  long get(long session, long sequence) {
+  /** The token's value, or {@link #missingValue}. */
+  public long get(long session, long sequence) {
     Ring ring = find(session);
     if (ring == null) {
-      return Sn.NONE;
+      return missingValue;
     }
     int i = (int) sequence & ring.mask;
-    return ring.sequences[i] == sequence ? ring.sns[i] : Sn.NONE;
+    if (ring.sequences[i] != sequence || outside(sequence, ring.newest)) {
+      return missingValue; // a slot may still hold a sequence that has left the window
+    }
+    return ring.values[i];
   }
 
-  /** Remembers the token's SN ({@code sn} is never {@link Sn#NONE}). */
-  void put(long session, long sequence, long sn) {
+  /** Remembers the token's value, replacing any it had. */
+  public void put(long session, long sequence, long value) {
+    if (value == missingValue) {
+      throw new IllegalArgumentException("cannot store the missing value " + value);
+    }
     Ring ring = find(session);
     if (ring == null) {
-      ring = new Ring(session, MIN_RING);
+      ring = new Ring(session, MIN_RING, missingValue);
       rings.put(session, ring);
       slots += MIN_RING;
       recent = ring;
@@ -76,23 +89,38 @@ final class CommittedTokens {
     }
     // A full-size ring never holds two sequences of the window in one slot.
     ring.sequences[i] = sequence;
-    ring.sns[i] = sn;
+    ring.values[i] = value;
     forgetLeastRecent(ring);
   }
 
+  /** Forgets the token; returns its value or {@link #missingValue}. */
+  public long remove(long session, long sequence) {
+    Ring ring = find(session);
+    if (ring == null) {
+      return missingValue;
+    }
+    int i = (int) sequence & ring.mask;
+    if (ring.sequences[i] != sequence || ring.values[i] == missingValue) {
+      return missingValue;
+    }
+    long previous = ring.values[i];
+    ring.values[i] = missingValue;
+    return previous;
+  }
+
   /** How many sessions are remembered. */
-  int sessions() {
+  public int sessions() {
     return rings.size();
   }
 
   /** Ring slots held by every session together (at most twice the window, rounded up). */
-  long slots() {
+  public long slots() {
     return slots;
   }
 
   private boolean holdsAnother(Ring ring, int i, long sequence) {
     long held = ring.sequences[i];
-    return held != sequence && ring.sns[i] != Sn.NONE && !outside(held, ring.newest);
+    return held != sequence && ring.values[i] != missingValue && !outside(held, ring.newest);
   }
 
   private boolean outside(long sequence, long newest) {
@@ -114,18 +142,18 @@ final class CommittedTokens {
 
   private void grow(Ring ring) {
     long[] oldSequences = ring.sequences;
-    long[] oldSns = ring.sns;
+    long[] oldValues = ring.values;
     int capacity = oldSequences.length * 2;
     ring.sequences = new long[capacity];
-    ring.sns = new long[capacity];
+    ring.values = Ring.empty(capacity, missingValue);
     ring.mask = capacity - 1;
     slots += oldSequences.length;
     for (int i = 0; i < oldSequences.length; i++) {
       long sequence = oldSequences[i];
-      if (oldSns[i] != Sn.NONE && !outside(sequence, ring.newest)) {
+      if (oldValues[i] != missingValue && !outside(sequence, ring.newest)) {
         int j = (int) sequence & ring.mask;
         ring.sequences[j] = sequence;
-        ring.sns[j] = oldSns[i];
+        ring.values[j] = oldValues[i];
       }
     }
   }
@@ -174,21 +202,29 @@ final class CommittedTokens {
     }
   }
 
-  /** One session's newest sequences; a slot whose SN is {@link Sn#NONE} is empty. */
+  /** One session's newest sequences; a slot whose value is the missing value is empty. */
   private static final class Ring {
     final long session;
     long[] sequences;
-    long[] sns;
+    long[] values;
     int mask;
     long newest = Long.MIN_VALUE;
     Ring older;
     Ring newer;
 
-    Ring(long session, int capacity) {
+    Ring(long session, int capacity, long missingValue) {
       this.session = session;
       this.sequences = new long[capacity];
-      this.sns = new long[capacity];
+      this.values = empty(capacity, missingValue);
       this.mask = capacity - 1;
+    }
+
+    static long[] empty(int capacity, long missingValue) {
+      long[] values = new long[capacity];
+      if (missingValue != 0) {
+        Arrays.fill(values, missingValue);
+      }
+      return values;
     }
   }
 }

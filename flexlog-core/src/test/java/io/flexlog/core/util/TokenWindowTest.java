@@ -1,29 +1,30 @@
-package io.flexlog.replica.replication;
+package io.flexlog.core.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flexlog.core.model.Sn;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-class CommittedTokensTest {
+class TokenWindowTest {
+  private static final long NONE = 0L;
 
   @Test
   void shouldAnswerEveryTokenOfTheWindowAndForgetOlderOnes() {
-    CommittedTokens tokens = new CommittedTokens(1000);
+    TokenWindow tokens = new TokenWindow(1000, NONE);
     for (long sequence = 1; sequence <= 5000; sequence++) {
       tokens.put(7, sequence, 100 + sequence);
     }
     for (long sequence = 4001; sequence <= 5000; sequence++) {
       assertThat(tokens.get(7, sequence)).as("sequence %d", sequence).isEqualTo(100 + sequence);
     }
-    // The ring may keep a few older ones (it is a power of two long), never more than it holds.
-    assertThat(tokens.get(7, 1)).isEqualTo(Sn.NONE);
-    assertThat(tokens.get(7, 5001)).isEqualTo(Sn.NONE);
-    assertThat(tokens.get(8, 5000)).isEqualTo(Sn.NONE);
+    // The ring is a power of two long and still holds 3977-4000: they left the window all the same.
+    assertThat(tokens.get(7, 4000)).isEqualTo(NONE);
+    assertThat(tokens.get(7, 1)).isEqualTo(NONE);
+    assertThat(tokens.get(7, 5001)).isEqualTo(NONE);
+    assertThat(tokens.get(8, 5000)).isEqualTo(NONE);
     assertThat(tokens.slots()).isLessThanOrEqualTo(1024);
   }
 
@@ -31,7 +32,7 @@ class CommittedTokensTest {
   void shouldRememberSequencesThatArriveOutOfOrderAndStrided() {
     // A producer that spreads one session over 8 shards: this replica sees every 8th sequence,
     // retries and batches come back late and in any order.
-    CommittedTokens tokens = new CommittedTokens(1 << 12);
+    TokenWindow tokens = new TokenWindow(1 << 12, NONE);
     Map<Long, Long> model = new HashMap<>();
     SplittableRandom random = new SplittableRandom(42);
     long newest = 0;
@@ -54,7 +55,7 @@ class CommittedTokensTest {
 
   @Test
   void shouldForgetTheLeastRecentlyUsedSessionsBeyondItsBudget() {
-    CommittedTokens tokens = new CommittedTokens(64);
+    TokenWindow tokens = new TokenWindow(64, NONE);
     tokens.put(1, 1, 11);
     for (long session = 2; session <= 100; session++) {
       tokens.put(session, 1, 10 * session + 1);
@@ -64,14 +65,12 @@ class CommittedTokensTest {
     assertThat(tokens.sessions()).isLessThan(100);
     assertThat(tokens.get(1, 100)).isEqualTo(110);
     assertThat(tokens.get(100, 1)).isEqualTo(1001);
-    assertThat(tokens.get(2, 1))
-        .as("the least recently used session is forgotten")
-        .isEqualTo(Sn.NONE);
+    assertThat(tokens.get(2, 1)).as("the least recently used session is forgotten").isEqualTo(NONE);
   }
 
   @Test
   void shouldKeepOneBusySessionFromPushingOutAnotherWithinTheBudget() {
-    CommittedTokens tokens = new CommittedTokens(1 << 10);
+    TokenWindow tokens = new TokenWindow(1 << 10, NONE);
     tokens.put(1, 1, 5);
     for (long sequence = 1; sequence <= 100_000; sequence++) {
       tokens.put(2, sequence, sequence + 10);
@@ -82,18 +81,37 @@ class CommittedTokensTest {
 
   @Test
   void shouldIgnoreSequencesOlderThanTheWindowAndSurviveExtremeValues() {
-    CommittedTokens tokens = new CommittedTokens(16);
+    TokenWindow tokens = new TokenWindow(16, NONE);
     tokens.put(1, Long.MAX_VALUE, 9);
     tokens.put(1, Long.MIN_VALUE, 8);
     tokens.put(1, -5, 7);
     assertThat(tokens.get(1, Long.MAX_VALUE)).isEqualTo(9);
-    assertThat(tokens.get(1, Long.MIN_VALUE)).isEqualTo(Sn.NONE);
-    assertThat(tokens.get(1, -5)).isEqualTo(Sn.NONE);
-    assertThat(tokens.get(1, 0)).isEqualTo(Sn.NONE);
+    assertThat(tokens.get(1, Long.MIN_VALUE)).isEqualTo(NONE);
+    assertThat(tokens.get(1, -5)).isEqualTo(NONE);
+    assertThat(tokens.get(1, 0)).isEqualTo(NONE);
+  }
+
+  @Test
+  void shouldRemoveATokenAndKeepItsNeighbours() {
+    TokenWindow tokens = new TokenWindow(64, -1L);
+    assertThat(tokens.get(1, 5)).isEqualTo(-1L);
+    for (long sequence = 1; sequence <= 10; sequence++) {
+      tokens.put(1, sequence, sequence * 10);
+    }
+    assertThat(tokens.get(1, 0)).as("an empty slot with sequence 0").isEqualTo(-1L);
+    assertThat(tokens.remove(1, 5)).isEqualTo(50);
+    assertThat(tokens.remove(1, 5)).isEqualTo(-1L);
+    assertThat(tokens.remove(2, 5)).isEqualTo(-1L);
+    assertThat(tokens.get(1, 5)).isEqualTo(-1L);
+    assertThat(tokens.get(1, 4)).isEqualTo(40);
+    assertThat(tokens.get(1, 6)).isEqualTo(60);
+    tokens.put(1, 5, 0L); // 0 is a value like any other when it is not the missing one
+    assertThat(tokens.get(1, 5)).isZero();
+    assertThatThrownBy(() -> tokens.put(1, 11, -1L)).hasMessageContaining("missing value");
   }
 
   @Test
   void shouldRefuseAnEmptyWindow() {
-    assertThatThrownBy(() -> new CommittedTokens(0)).hasMessageContaining("window must be > 0");
+    assertThatThrownBy(() -> new TokenWindow(0, NONE)).hasMessageContaining("window must be > 0");
   }
 }
