@@ -703,14 +703,19 @@ abstract class TieredLogStorageTest {
     assertRecoveredExactly(reopenManual(), seqs(0, written));
   }
 
-  @Test
-  void shouldScanEveryTierWithoutFillingTheCacheAndKeepScannedViewsValid() throws Exception {
+  /** Writes until records are in every tier (SSD, PM, cache); returns the records cached. */
+  private long fillEveryTier() throws Exception {
     openManual();
     Entry.recoverAll(storage);
     writeUntilUsedAbove(0.6);
     drainTiering();
     assertThat(storage.segmentCount()).isPositive();
-    long cachedRecords = storage.cache().records();
+    return storage.cache().records();
+  }
+
+  @Test
+  void shouldScanEveryTierWithoutFillingTheCacheAndKeepScannedViewsValid() throws Exception {
+    long cachedRecords = fillEveryTier();
     for (int pass = 0; pass < 2; pass++) {
       double hitsBefore = counter(TierMetrics.CACHE_HITS);
       double missesBefore = counter(TierMetrics.CACHE_MISSES);
@@ -749,12 +754,7 @@ abstract class TieredLogStorageTest {
 
   @Test
   void shouldCopyScannedPayloadsFromEveryTierWithoutFillingTheCache() throws Exception {
-    openManual();
-    Entry.recoverAll(storage);
-    writeUntilUsedAbove(0.6);
-    drainTiering();
-    assertThat(storage.segmentCount()).isPositive();
-    long cachedRecords = storage.cache().records();
+    long cachedRecords = fillEveryTier();
     ByteBuf dst = Unpooled.buffer();
     try {
       double hitsBefore = counter(TierMetrics.CACHE_HITS);
