@@ -1,8 +1,9 @@
 package io.flexlog.sim;
 
 /**
- * The properties the {@link SimWorld} checks after every step (and, for the last two, once the
- * healed cluster is quiet). docs/testing.md explains each and which fault modes enforce it.
+ * The properties the {@link SimWorld} checks after every step (and, for some, once the healed
+ * cluster is quiet); the {@code GROUP_} ones are {@link GroupSimulationTest}'s. docs/testing.md
+ * explains each and which fault modes enforce it.
  */
 enum Invariant {
   /** Every role issues strictly increasing SNs of its color, across epochs and restarts. */
@@ -26,5 +27,22 @@ enum Invariant {
   /** Once healed, an atomic group's members are all stored or none is (whatever the client saw). */
   ATOMIC_ALL_OR_NOTHING,
   /** Once healed, every replica still holds every record it acknowledged, at the same SN. */
-  ACKS_DURABLE
+  ACKS_DURABLE,
+  /** Consumer group: every member applies the same group records, and reaches the same state. */
+  GROUP_AGREEMENT,
+  /** Consumer group: no two members ever read one shard under the same generation. */
+  GROUP_ONE_OWNER,
+  /**
+   * Consumer group: a commit is accepted if and only if its member still owns each of its shards
+   * without interruption since it began reading it; the member is told the same.
+   */
+  GROUP_FENCING,
+  /** Consumer group: no committed position ever moves back. */
+  GROUP_POSITIONS_MONOTONIC,
+  /** Consumer group: a member reads each shard of its assignment in increasing SN order. */
+  GROUP_SHARD_ORDER,
+  /** Consumer group, once healed: the live members are the group, every shard is theirs. */
+  GROUP_CONVERGES,
+  /** Consumer group, once healed: every record of the read color is processed at least once. */
+  GROUP_PROCESSED_ALL
 }

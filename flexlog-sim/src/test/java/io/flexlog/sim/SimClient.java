@@ -2,6 +2,8 @@ package io.flexlog.sim;
 
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
+import io.flexlog.client.RecordStream;
+import io.flexlog.client.TrimResult;
 import io.flexlog.client.internals.SimClientBridge;
 import io.flexlog.core.model.Color;
 import io.flexlog.replica.replication.ReplicaLimits;
@@ -18,16 +20,18 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A client in the simulation: the production client roles (through {@link SimClientBridge}) on a
  * simulated event loop, with a connection per replica node opened on first use and its deadline
- * timer on virtual time. Clients do not crash in this simulation; their connections do.
+ * timer on virtual time. The data path's clients do not crash, their connections do; a consumer
+ * group member's client dies with its member ({@link #crash}).
  */
 final class SimClient implements SimLink.Endpoint, SimClock.Owner {
   final int id;
   private final SimWorld world;
   private final SimClientBridge bridge;
-  private final SimTasks tasks = new SimTasks(() -> true);
+  private final SimTasks tasks = new SimTasks(() -> this.alive);
   private final Map<Integer, SimLink.End> links = new LinkedHashMap<>();
   private final long tickMs;
   private int subscriptions;
+  private boolean alive = true;
 
   SimClient(int id, SimWorld world) {
     this.id = id;
@@ -82,6 +86,28 @@ final class SimClient implements SimLink.Endpoint, SimClock.Owner {
     return new SimSubscriber(name, color.name(), color.id(), bridge.subscribe(color.name(), 0));
   }
 
+  /** A subscription to one shard of the color's subtree, from {@code fromSn}. */
+  RecordStream subscribeShard(String color, int shardId, long fromSn) {
+    return bridge.subscribeShard(color, shardId, fromSn);
+  }
+
+  /** A subscription to the whole color from SN 0, read by its caller. */
+  RecordStream subscribe(String color) {
+    return bridge.subscribe(color, 0);
+  }
+
+  CompletableFuture<TrimResult> trim(String color, long sn) {
+    return bridge.trim(color, sn);
+  }
+
+  /** The process dies (kill -9): its connections drop, its tasks and timers never run. */
+  void crash() {
+    alive = false;
+    world.trace.note("crash " + name());
+    world.network.dropAllOf(this);
+    links.clear();
+  }
+
   boolean hasTasks() {
     return tasks.pending();
   }
@@ -110,7 +136,7 @@ final class SimClient implements SimLink.Endpoint, SimClock.Owner {
 
   @Override
   public boolean alive() {
-    return true;
+    return alive;
   }
 
   @Override

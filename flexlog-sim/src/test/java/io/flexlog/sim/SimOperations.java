@@ -49,7 +49,15 @@ final class SimOperations {
   void append() {
     SimClient client = world.clients.get(world.random.nextInt(world.clients.size()));
     List<Color> colors = world.topology.colors();
-    Color color = colors.get(world.random.nextInt(colors.size()));
+    append(client, colors.get(world.random.nextInt(colors.size())));
+  }
+
+  /** An append to {@code color} by a client picked at random. */
+  void append(Color color) {
+    append(world.clients.get(world.random.nextInt(world.clients.size())), color);
+  }
+
+  private void append(SimClient client, Color color) {
     String payload = "s" + world.seed + "-" + (++appendCount);
     world.trace.note(client + " appends " + payload + " to " + color.name());
     CompletableFuture<Long> future =

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * A deterministic simulation of the whole data path: production sequencer nodes ({@link
@@ -89,13 +90,14 @@ final class SimWorld {
   final Map<Integer, SimReplica> replicas = new LinkedHashMap<>();
   final List<SimClient> clients = new ArrayList<>();
   final Map<String, List<SimSubscriber>> subscribers = new LinkedHashMap<>();
-  private final SimOperations operations = new SimOperations(this);
+  final SimOperations operations = new SimOperations(this);
 
   /** Leases, quorum and cuts in the failover modes; null otherwise. */
   final SimFailover failover;
 
   private final SimFailoverFaults failoverFaults;
   private final SimFaults classicFaults = new SimFaults(this);
+  private SimGuest guest;
   private final Set<Invariant> enforced;
   final Map<Invariant, Integer> violations = new EnumMap<>(Invariant.class);
   final Map<Invariant, String> firstViolations = new EnumMap<>(Invariant.class);
@@ -111,12 +113,27 @@ final class SimWorld {
    * @param enforced the invariants whose violation fails the run; others are only counted
    */
   SimWorld(long seed, Faults faults, Set<Invariant> enforced) {
+    this(seed, faults, enforced, null);
+  }
+
+  /**
+   * @param cluster picks the cluster from the world's random numbers; null: the mode's usual ones
+   */
+  SimWorld(
+      long seed,
+      Faults faults,
+      Set<Invariant> enforced,
+      Function<Random, SimScenarios.Scenario> cluster) {
     this.enforced = EnumSet.copyOf(enforced);
     this.seed = seed;
     this.random = new Random(seed);
     this.faults = faults;
     SimScenarios.Scenario s =
-        faults.failover() ? SimScenarios.failover(random) : SimScenarios.forSeed(seed, random);
+        cluster != null
+            ? cluster.apply(random)
+            : faults.failover()
+                ? SimScenarios.failover(random)
+                : SimScenarios.forSeed(seed, random);
     this.scenario = s.name();
     this.topology = s.topology();
     // A role in a leased epoch cannot move to a new epoch by itself when its counter runs out
@@ -161,6 +178,11 @@ final class SimWorld {
     return Files.isDirectory(shm) && Files.isWritable(shm)
         ? shm
         : Path.of(System.getProperty("java.io.tmpdir"));
+  }
+
+  /** Lets {@code guest} act in a share of the steps and heal at the end. */
+  void guest(SimGuest guest) {
+    this.guest = guest;
   }
 
   void fail(String message) {
@@ -209,6 +231,9 @@ final class SimWorld {
         steps++;
       }
       new SimHealer(this, operations).healAndCheck();
+      if (guest != null) {
+        guest.healAndCheck();
+      }
     } catch (AssertionError | RuntimeException e) {
       throw new AssertionError(failureReport(e.toString()), e);
     } finally {
@@ -228,7 +253,9 @@ final class SimWorld {
         + ": "
         + problem
         + "\nreplay: mvn -pl flexlog-sim -am verify -Dtest="
-        + (faults.failover() ? "FailoverSimulationTest" : "DataPathSimulationTest")
+        + (guest != null
+            ? guest.testName()
+            : faults.failover() ? "FailoverSimulationTest" : "DataPathSimulationTest")
         + " -Dflexlog.sim.seed="
         + seed
         + "\nlast events:"
@@ -236,6 +263,10 @@ final class SimWorld {
   }
 
   private void randomEvent() {
+    if (guest != null && random.nextInt(100) < guest.sharePercent()) {
+      guest.event();
+      return;
+    }
     int roll = random.nextInt(100);
     if (roll < 40) {
       network.deliverSome(random);
@@ -281,7 +312,7 @@ final class SimWorld {
     }
   }
 
-  private void runSomeTurn() {
+  void runSomeTurn() {
     List<Runnable> busy = new ArrayList<>();
     for (SimSequencer s : sequencers.values()) {
       if (s.life != null && s.life.hasTasks()) {
@@ -339,7 +370,7 @@ final class SimWorld {
 
   // ---------------------------------------------------------------- connections
 
-  private void connectSomething() {
+  void connectSomething() {
     List<Runnable> options = connectOptions();
     if (!options.isEmpty()) {
       options.get(random.nextInt(options.size())).run();

@@ -3,6 +3,7 @@ package io.flexlog.client.internals;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
 import io.flexlog.client.RecordStream;
+import io.flexlog.client.TrimResult;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
@@ -154,6 +155,15 @@ public final class SimClientBridge {
 
   public RecordStream subscribe(String color, long fromSn) {
     return roles.subscriptions.open(color, fromSn);
+  }
+
+  /** A subscription to one shard of the color's subtree (a consumer group member's read). */
+  public RecordStream subscribeShard(String color, int shardId, long fromSn) {
+    return roles.subscriptions.openShard(color, shardId, fromSn);
+  }
+
+  public CompletableFuture<TrimResult> trim(String color, long sn) {
+    return roles.trims.trim(color, sn);
   }
 
   /** A frame from a node; false if no role takes its type. The caller keeps ownership. */

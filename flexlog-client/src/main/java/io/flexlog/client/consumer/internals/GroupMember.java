@@ -11,10 +11,8 @@ import io.flexlog.core.model.Topology;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +41,6 @@ public final class GroupMember implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupMember.class);
 
   private static final long TICK_NS = 20_000_000L;
-  private static final int OUTCOMES_KEPT = 4096;
 
   private final ClientCore core;
   private final String color;
@@ -51,8 +48,7 @@ public final class GroupMember implements AutoCloseable {
   private final Signal signal = new Signal();
   private final MemberLogic logic;
   private final GroupState state;
-  private final LinkedHashMap<Long, String> outcomes = new LinkedHashMap<>();
-  private final TreeMap<Long, Waiter> waiting = new TreeMap<>();
+  private final OwnRecords own;
   private final RecordStream stream;
   private final Thread thread;
   private final AtomicLong commitSeq = new AtomicLong();
@@ -78,6 +74,7 @@ public final class GroupMember implements AutoCloseable {
             maxPollInterval.toNanos(),
             new LogWriter());
     this.state = logic.state();
+    this.own = new OwnRecords(state);
     this.stream = core.subscribe(color, -1, 0, signal::raise);
     this.thread = new Thread(this::run, "flexlog-group-" + color);
     this.thread.setDaemon(true);
@@ -107,28 +104,10 @@ public final class GroupMember implements AutoCloseable {
   }
 
   /** This member's shards and the generation they are valid for, as far as applied. */
-  public synchronized Assignment assignment() {
+  public synchronized MemberLogic.Assignment assignment() {
     throwIfFailed();
-    if (state.member(memberId) == null) {
-      return new Assignment(-1, Map.of());
-    }
-    Map<ColorShard, Long> owned = new TreeMap<>();
-    state
-        .owners()
-        .forEach(
-            (cs, o) -> {
-              if (o.member().equals(memberId)) {
-                owned.put(cs, o.sinceGeneration());
-              }
-            });
-    return new Assignment(state.generation(), owned);
+    return logic.assignment();
   }
-
-  /**
-   * The shards this member owns, each with the generation since which it owns it without
-   * interruption, and the group's generation; {@code generation < 0}: not a member.
-   */
-  public record Assignment(long generation, Map<ColorShard, Long> owned) {}
 
   /** The committed positions as far as applied. */
   public synchronized Map<ColorShard, Long> committed() {
@@ -182,24 +161,10 @@ public final class GroupMember implements AutoCloseable {
                 return;
               }
               synchronized (this) {
-                if (state.lastAppliedSn() < sn) {
-                  waiting.put(sn, new Waiter(record, done));
-                } else if (outcomes.containsKey(sn)) {
-                  complete(done, outcomes.get(sn));
-                } else {
-                  resolveSkipped(new Waiter(record, done));
-                }
+                own.written(sn, record, done);
               }
             });
     return done;
-  }
-
-  private static void complete(CompletableFuture<Void> done, String rejection) {
-    if (rejection == null) {
-      done.complete(null);
-    } else {
-      done.completeExceptionally(new CommitFailedException("commit rejected: " + rejection));
-    }
   }
 
   private CompletableFuture<Long> append(GroupRecord record) {
@@ -235,8 +200,7 @@ public final class GroupMember implements AutoCloseable {
 
   private synchronized void fail(FlexLogException e) {
     failure = e;
-    waiting.values().forEach(w -> w.done.completeExceptionally(e));
-    waiting.clear();
+    own.failAll(e);
   }
 
   private void throwIfFailed() {
@@ -254,44 +218,7 @@ public final class GroupMember implements AutoCloseable {
       LOG.warn("group log '{}': skipping SN {}: {}", color, record.sn(), e.getMessage());
       return;
     }
-    GroupState.Outcome outcome = logic.apply(record.sn(), decoded, System.nanoTime());
-    String rejection = outcome == GroupState.Outcome.REJECTED ? state.lastRejection() : null;
-    outcomes.put(record.sn(), rejection);
-    if (outcomes.size() > OUTCOMES_KEPT) {
-      outcomes.remove(outcomes.keySet().iterator().next());
-    }
-    Waiter waiter = waiting.remove(record.sn());
-    if (waiter != null) {
-      complete(waiter.done, rejection);
-    }
-    // Our records below this SN that we never saw were trimmed before we read them.
-    while (!waiting.isEmpty() && waiting.firstKey() < record.sn()) {
-      resolveSkipped(waiting.pollFirstEntry().getValue());
-    }
-  }
-
-  /** A record of ours and what waits for its outcome. */
-  private record Waiter(GroupRecord record, CompletableFuture<Void> done) {}
-
-  /**
-   * The outcome of our record that a trim took before we read it, from the checkpoint state: a
-   * commit counts as accepted if every shard's last commit is ours and at least as recent.
-   */
-  private void resolveSkipped(Waiter w) {
-    if (w.record instanceof GroupRecord.Commit c) {
-      for (ColorShard cs : c.positions().keySet()) {
-        GroupState.CommitMark mark = state.lastCommits().get(cs);
-        if (mark == null || !mark.writer().equals(c.writer()) || mark.seq() < c.seq()) {
-          complete(
-              w.done,
-              cs
-                  + ": the commit is not in the group's state after a trim overtook this reader"
-                  + " (it was rejected, or another member committed the shard since)");
-          return;
-        }
-      }
-    }
-    complete(w.done, null);
+    own.applied(record.sn(), logic.apply(record.sn(), decoded, System.nanoTime()));
   }
 
   private synchronized void duties(long now) {

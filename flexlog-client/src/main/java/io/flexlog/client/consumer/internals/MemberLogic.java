@@ -4,6 +4,7 @@ import io.flexlog.client.consumer.ColorShard;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,12 @@ public final class MemberLogic {
   /** The member left because the application stopped polling: its next poll joins again. */
   private boolean leftForPollTimeout;
 
+  /**
+   * A LEAVE was written while the log had this member, and the log still has it: it reads nothing
+   * and does not heartbeat until the log removes it (by that LEAVE, or by EXPEL if it was lost).
+   */
+  private boolean leaving;
+
   private long lastBeatSentNs;
   private long lastPollNs;
   private long assignSentFor = -1;
@@ -77,6 +84,40 @@ public final class MemberLogic {
     return state;
   }
 
+  /**
+   * The shards this member owns, each with the generation since which it owns it without
+   * interruption, and the generation of the assignment that gave them (the last ASSIGN applied);
+   * {@code generation < 0}: not a member.
+   *
+   * <p>Not the group's generation: after a membership change the member keeps reading the shards of
+   * the previous assignment until the leader's ASSIGN for the new generation, which may give some
+   * of them to another member. Labelled with the new generation, two members would read one shard
+   * under the same generation (docs/architecture.md#consumer-groups).
+   */
+  public record Assignment(long generation, Map<ColorShard, Long> owned) {}
+
+  /**
+   * This member's shards and the generation of their assignment, as far as applied; none while it
+   * is leaving. A member that left and joins again before the log applied its LEAVE reads nothing
+   * until the log gives it shards anew: started from the committed positions of the old ownership,
+   * which its own commits still in flight may pass, its next commits would move them back.
+   */
+  public Assignment assignment() {
+    if (leaving || state.member(memberId) == null) {
+      return new Assignment(-1, Map.of());
+    }
+    Map<ColorShard, Long> owned = new TreeMap<>();
+    state
+        .owners()
+        .forEach(
+            (cs, o) -> {
+              if (o.member().equals(memberId)) {
+                owned.put(cs, o.sinceGeneration());
+              }
+            });
+    return new Assignment(state.assignedGeneration(), owned);
+  }
+
   /** The application wants to be a member for these colors (again). */
   public void join(List<String> subscribed, long nowNs) {
     lastPollNs = nowNs;
@@ -92,6 +133,7 @@ public final class MemberLogic {
     wantJoin = false;
     joinSent = false;
     leftForPollTimeout = false;
+    leaving = state.member(memberId) != null;
   }
 
   public void notePoll(long nowNs) {
@@ -107,6 +149,7 @@ public final class MemberLogic {
   public GroupState.Outcome apply(long sn, GroupRecord record, long nowNs) {
     long basedOn = state.lastAppliedSn();
     GroupState.Outcome outcome = state.apply(sn, record);
+    leaving &= state.member(memberId) != null;
     if (record instanceof GroupRecord.Join j) {
       seenNs.put(j.member(), nowNs);
       joinSeen |= j.member().equals(memberId);
@@ -137,7 +180,8 @@ public final class MemberLogic {
       joinSent = false;
       return;
     }
-    if (member && nowNs - lastBeatSentNs >= heartbeatNs) {
+    // Only while the application wants to be in: if its LEAVE is lost, EXPEL removes it.
+    if (member && wantJoin && !leaving && nowNs - lastBeatSentNs >= heartbeatNs) {
       lastBeatSentNs = nowNs;
       log.append(new GroupRecord.Heartbeat(memberId), null);
     }
@@ -147,6 +191,7 @@ public final class MemberLogic {
           memberId);
       wantJoin = false;
       leftForPollTimeout = true;
+      leaving = true;
       log.append(new GroupRecord.Leave(memberId), null);
     }
     expelSilentMembers(nowNs);

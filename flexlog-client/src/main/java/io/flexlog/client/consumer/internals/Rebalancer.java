@@ -37,7 +37,7 @@ public final class Rebalancer {
   }
 
   /** Adopts {@code now}, telling the listener what moved. */
-  public void adopt(GroupMember.Assignment now) {
+  public void adopt(MemberLogic.Assignment now) {
     Adoption.Change change = Adoption.diff(adopted, now.owned());
     generation = now.generation();
     if (change.isEmpty()) {

@@ -1,0 +1,129 @@
+package io.flexlog.client.consumer.internals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.client.consumer.ColorShard;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import org.junit.jupiter.api.Test;
+
+class MemberLogicTest {
+  private static final ColorShard S0 = ColorShard.of("orders", 0);
+  private static final ColorShard S1 = ColorShard.of("orders", 1);
+
+  private final List<GroupRecord> written = new ArrayList<>();
+  private final MemberLogic.Log log =
+      new MemberLogic.Log() {
+        @Override
+        public void append(GroupRecord record, Runnable onFailure) {
+          written.add(record);
+        }
+
+        @Override
+        public void appendCheckpoint(GroupRecord.Checkpoint checkpoint, LongConsumer onSn) {
+          written.add(checkpoint);
+        }
+
+        @Override
+        public void trimBefore(long sn) {}
+
+        @Override
+        public List<Integer> shardIds(String color) {
+          return List.of(0, 1);
+        }
+      };
+
+  private final MemberLogic a = new MemberLogic("a", 10_000, 1_000_000_000L, 60_000_000_000L, log);
+  private final MemberLogic b = new MemberLogic("b", 10_000, 1_000_000_000L, 60_000_000_000L, log);
+  private long sn;
+
+  private void applyToBoth(GroupRecord record) {
+    sn++;
+    a.apply(sn, record, 0);
+    b.apply(sn, record, 0);
+  }
+
+  /**
+   * Found by the group simulation in flexlog-sim (docs/testing.md): between a membership change and
+   * the leader's ASSIGN for it, a member keeps reading the shards of the previous assignment. It
+   * reported them under the new generation, although that generation's ASSIGN may hand them to
+   * another member, who then reads them under the same generation. Shards are read, and commits
+   * labelled, under the generation of the assignment that gave them.
+   */
+  @Test
+  void shouldReportTheShardsUnderTheGenerationOfTheAssignmentThatGaveThem() {
+    applyToBoth(new GroupRecord.Join("a", 10_000, List.of("orders")));
+    applyToBoth(new GroupRecord.Assign(1, Map.of(S0, "a", S1, "a")));
+    assertThat(a.assignment()).isEqualTo(new MemberLogic.Assignment(1, Map.of(S0, 1L, S1, 1L)));
+
+    applyToBoth(new GroupRecord.Join("b", 10_000, List.of("orders")));
+    assertThat(a.state().generation()).isEqualTo(2);
+    MemberLogic.Assignment beforeAssign = a.assignment();
+    assertThat(beforeAssign.owned()).containsOnlyKeys(S0, S1);
+    assertThat(beforeAssign.generation()).as("still generation 1's assignment").isEqualTo(1);
+
+    a.duties(0); // the leader assigns generation 2
+    GroupRecord assign = written.get(written.size() - 1);
+    assertThat(assign).isInstanceOf(GroupRecord.Assign.class);
+    applyToBoth(assign);
+    MemberLogic.Assignment ofA = a.assignment();
+    MemberLogic.Assignment ofB = b.assignment();
+    assertThat(ofA.generation()).isEqualTo(2);
+    assertThat(ofB.generation()).isEqualTo(2);
+    assertThat(ofB.owned()).hasSize(1);
+    ColorShard moved = ofB.owned().keySet().iterator().next();
+    assertThat(ofA.owned()).doesNotContainKey(moved);
+    assertThat(beforeAssign.owned()).containsKey(moved);
+  }
+
+  /**
+   * Found by the group simulation in flexlog-sim (docs/testing.md): a member unsubscribed (LEAVE
+   * written, not applied yet) and subscribed again. Its state still had it owning its shards, so it
+   * started them again from the committed positions, which its own commits still in flight passed;
+   * its next commits, later in its sequence, moved the positions back. It now reads nothing until
+   * the log has removed it and given it shards anew.
+   */
+  @Test
+  void shouldReadNothingAfterLeavingUntilTheLogHasRemovedItAndAssignedItAgain() {
+    applyToBoth(new GroupRecord.Join("a", 10_000, List.of("orders")));
+    applyToBoth(new GroupRecord.Assign(1, Map.of(S0, "a", S1, "a")));
+    a.stopWanting(); // the consumer writes LEAVE
+    a.join(List.of("orders"), 0);
+    assertThat(a.assignment()).isEqualTo(new MemberLogic.Assignment(-1, Map.of()));
+
+    applyToBoth(new GroupRecord.Leave("a"));
+    a.duties(0);
+    GroupRecord join = written.get(written.size() - 1);
+    assertThat(join).isInstanceOf(GroupRecord.Join.class);
+    applyToBoth(join);
+    a.duties(0);
+    applyToBoth(written.get(written.size() - 1)); // the ASSIGN of generation 3
+    assertThat(a.assignment()).isEqualTo(new MemberLogic.Assignment(3, Map.of(S0, 3L, S1, 3L)));
+  }
+
+  /** A member whose LEAVE is lost must not hold its shards forever: it stops heartbeating. */
+  @Test
+  void shouldStopHeartbeatingOnceItNoLongerWantsToBeInTheGroup() {
+    a.join(List.of("orders"), 0);
+    a.duties(0);
+    applyToBoth(written.get(written.size() - 1));
+    written.clear();
+    a.duties(2_000_000_000L);
+    assertThat(written).filteredOn(GroupRecord.Heartbeat.class::isInstance).hasSize(1);
+
+    a.stopWanting(); // its LEAVE is lost
+    a.duties(4_000_000_000L);
+    assertThat(written).filteredOn(GroupRecord.Heartbeat.class::isInstance).hasSize(1);
+    b.duties(4_000_000_000L); // b starts watching a's heartbeats
+    b.duties(15_000_000_000L);
+    assertThat(written).last().isEqualTo(new GroupRecord.Expel("a", 1));
+  }
+
+  @Test
+  void shouldReportNoAssignmentOutsideTheGroup() {
+    applyToBoth(new GroupRecord.Join("a", 10_000, List.of("orders")));
+    assertThat(b.assignment()).isEqualTo(new MemberLogic.Assignment(-1, Map.of()));
+  }
+}
