@@ -51,14 +51,36 @@ final class NetworkNamespaces implements AutoCloseable {
         return Optional.of("'" + tool + "' is not on the PATH");
       }
     }
+    String probe = PREFIX + "probe-" + ProcessHandle.current().pid();
     try {
-      String probe = PREFIX + "probe-" + ProcessHandle.current().pid();
       run("ip", "netns", "add", probe);
-      run("ip", "netns", "del", probe);
     } catch (IOException e) {
       return Optional.of("cannot create a network namespace: " + e.getMessage());
     }
-    return Optional.empty();
+    try {
+      run(
+          "ip",
+          "netns",
+          "exec",
+          probe,
+          "iptables",
+          "-w",
+          "-A",
+          "INPUT",
+          "-s",
+          "10.231.0.2",
+          "-j",
+          "DROP");
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of("iptables does not work in a network namespace: " + e.getMessage());
+    } finally {
+      try {
+        run("ip", "netns", "del", probe);
+      } catch (IOException e) {
+        System.err.println("[netns] " + e.getMessage());
+      }
+    }
   }
 
   private static boolean onPath(String tool) {
