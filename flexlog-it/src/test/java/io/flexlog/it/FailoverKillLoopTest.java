@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flexlog.client.FlexLog;
 import io.flexlog.client.FlexLogConfig;
 import io.flexlog.client.LogRecord;
-import io.flexlog.client.RecordStream;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Sn;
@@ -25,7 +24,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,7 +67,7 @@ class FailoverKillLoopTest {
   private final AtomicInteger ackedOps = new AtomicInteger();
   private final AtomicInteger failedOps = new AtomicInteger();
   private final List<Thread> threads = new ArrayList<>();
-  private final List<Subscriber> subscribers = new ArrayList<>();
+  private final List<HistorySubscriber> subscribers = new ArrayList<>();
   private final List<Long> windowsMs = new ArrayList<>();
 
   /** (start nanos, acknowledged nanos, SN) of every acknowledged append. */
@@ -81,6 +79,9 @@ class FailoverKillLoopTest {
     for (Thread t : threads) {
       t.interrupt();
       t.join(10_000);
+    }
+    for (HistorySubscriber s : subscribers) {
+      s.stop();
     }
     if (cluster != null) {
       cluster.close();
@@ -135,7 +136,7 @@ class FailoverKillLoopTest {
       }
     }
     subscribers.add(subscribe("scan")); // the final scan
-    for (Subscriber s : subscribers) {
+    for (HistorySubscriber s : subscribers) {
       s.awaitAtLeast(maxAcked.get(), DRAIN);
     }
     assertThat(failures).isEmpty();
@@ -309,10 +310,8 @@ class FailoverKillLoopTest {
         .build();
   }
 
-  private Subscriber subscribe(String name) {
-    Subscriber s = new Subscriber(name);
-    start(name, s::run);
-    return s;
+  private HistorySubscriber subscribe(String name) {
+    return HistorySubscriber.start(name, Color.GLOBAL, history, config(), failures);
   }
 
   private void start(String name, Runnable body) {
@@ -320,55 +319,5 @@ class FailoverKillLoopTest {
     t.setDaemon(true);
     threads.add(t);
     t.start();
-  }
-
-  /**
-   * Follows {@code global} from SN 0; a subscription that fails is opened again after the last SN
-   * it delivered, recorded as a new subscriber (the checker holds each to the range it covered).
-   */
-  private final class Subscriber {
-    final String name;
-    final AtomicLong lastSn = new AtomicLong();
-    final AtomicBoolean done = new AtomicBoolean();
-    final CountDownLatch finished = new CountDownLatch(1);
-
-    Subscriber(String name) {
-      this.name = name;
-    }
-
-    void run() {
-      try {
-        long from = 0;
-        for (int attempt = 0; !done.get(); attempt++) {
-          History.Subscriber recorded =
-              history.subscriber(attempt == 0 ? name : name + "#" + attempt, Color.GLOBAL, from);
-          try (FlexLog log = FlexLog.connect(config());
-              RecordStream stream = log.subscribe(Color.GLOBAL, from)) {
-            while (!done.get()) {
-              LogRecord record = stream.poll(Duration.ofMillis(100));
-              if (record != null) {
-                recorded.delivered(record.sn(), record.payload());
-                lastSn.set(record.sn());
-              }
-            }
-            recorded.complete();
-          } catch (RuntimeException e) {
-            System.err.println("[test] subscriber " + name + " resubscribes after: " + e);
-            from = lastSn.get() + 1;
-          }
-        }
-      } finally {
-        finished.countDown();
-      }
-    }
-
-    void awaitAtLeast(long sn, Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (lastSn.get() < sn && System.nanoTime() < deadline && failures.isEmpty()) {
-        Thread.sleep(20);
-      }
-      done.set(true);
-      finished.await();
-    }
   }
 }

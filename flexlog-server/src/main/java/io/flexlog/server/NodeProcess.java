@@ -15,6 +15,8 @@ import io.flexlog.server.control.TopologyWatcher;
 import io.flexlog.server.control.quorum.QuorumConfig;
 import io.flexlog.server.control.quorum.QuorumMember;
 import io.flexlog.server.control.quorum.RoleLeaseKeeper;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,12 +38,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * </ul>
  */
 public final class NodeProcess implements AutoCloseable {
+  /** Gauge: roles this sequencer node may issue SNs for now (docs/operations.md#metrics). */
+  public static final String ROLES_LEASED = "flexlog.sequencer.roles.leased";
+
   private final SequencerNode sequencer;
   private final ReplicaNode replica;
   private final QuorumMember member;
   private final TopologyWatcher watcher;
   private AdminFrameRelay relay;
   private DataDirectoryLock lock;
+  private MeterRegistry registry;
+  private Meter leasedRoles;
 
   private NodeProcess(
       SequencerNode sequencer, ReplicaNode replica, QuorumMember member, TopologyWatcher watcher) {
@@ -125,9 +132,17 @@ public final class NodeProcess implements AutoCloseable {
       NodeProcess process =
           control(file, settings, topology, store, node::updateTopology, node, null);
       if (failover) {
-        keeper.set(
+        RoleLeaseKeeper kept =
             process.member.keepRoleLeases(
-                node.epoch(), sequencerPeers(file, quorum.get()), file.failover().get()));
+                node.epoch(), sequencerPeers(file, quorum.get()), file.failover().get());
+        keeper.set(kept);
+        process.registry = registry;
+        process.leasedRoles =
+            Gauge.builder(ROLES_LEASED, kept, RoleLeaseKeeper::leasedRoles)
+                .tag("node", Integer.toString(settings.nodeId()))
+                .description("roles whose lease this node holds: it may issue their SNs now")
+                .strongReference(true)
+                .register(registry);
       }
       return process;
     } catch (IOException | RuntimeException e) {
@@ -307,6 +322,9 @@ public final class NodeProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    if (leasedRoles != null) {
+      registry.remove(leasedRoles);
+    }
     if (relay != null) {
       relay.close();
     }

@@ -1,5 +1,6 @@
 package io.flexlog.server.control;
 
+import io.flexlog.core.error.FlexLogException;
 import java.util.Optional;
 
 /**
@@ -18,4 +19,17 @@ public interface AdminRoute {
    * @throws io.flexlog.core.error.MetadataUnavailableException when no leader is known
    */
   Optional<HostPort> leaderAdmin();
+
+  /**
+   * Whether this node serves topology streams now, answered without waiting for an election: it
+   * leads the metadata quorum, or holds the metadata alone. A node that stops leading ends the
+   * streams it serves (docs/architecture.md#metadata-quorum).
+   */
+  default boolean servesStreamsNow() {
+    try {
+      return leaderAdmin().isEmpty();
+    } catch (FlexLogException e) {
+      return false;
+    }
+  }
 }

@@ -5,6 +5,8 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,19 +14,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The admin gRPC endpoint of a node holding the cluster metadata (each metadata quorum node):
  * serves {@link AdminService} on a dedicated port (plaintext; bind it to a trusted interface such
- * as 127.0.0.1).
+ * as 127.0.0.1). Every {@value #STREAM_CHECK_MS} ms a thread ends the topology streams of a node
+ * that no longer leads the metadata quorum ({@link AdminService#endStreamsUnlessLeading}).
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
 
+  /** How often a node checks that it still leads the streams it serves. */
+  static final long STREAM_CHECK_MS = 200;
+
   private final Server server;
   private final String host;
   private final AdminForwarder forwarder;
+  private final ScheduledExecutorService streamCheck;
 
-  private AdminServer(Server server, String host, AdminForwarder forwarder) {
+  private AdminServer(
+      Server server, String host, AdminForwarder forwarder, ScheduledExecutorService streamCheck) {
     this.server = server;
     this.host = host;
     this.forwarder = forwarder;
+    this.streamCheck = streamCheck;
   }
 
   /**
@@ -49,9 +58,10 @@ public final class AdminServer implements AutoCloseable {
       Duration forwardTimeout)
       throws IOException {
     AdminForwarder forwarder = new AdminForwarder(forwardTimeout);
+    AdminService service = new AdminService(controller, route, forwarder);
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-            .addService(new AdminService(controller, route, forwarder))
+            .addService(service)
             .build();
     try {
       server.start();
@@ -61,7 +71,25 @@ public final class AdminServer implements AutoCloseable {
           "cannot bind the admin service to " + host + ":" + port + ": " + e.getMessage(), e);
     }
     LOG.info("admin service listening on {}:{}", host, server.getPort());
-    return new AdminServer(server, host, forwarder);
+    ScheduledExecutorService streamCheck =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "flexlog-admin-streams-" + port);
+              t.setDaemon(true);
+              return t;
+            });
+    streamCheck.scheduleWithFixedDelay(
+        () -> {
+          try {
+            service.endStreamsUnlessLeading();
+          } catch (RuntimeException e) {
+            LOG.warn("checking the topology streams failed", e);
+          }
+        },
+        STREAM_CHECK_MS,
+        STREAM_CHECK_MS,
+        TimeUnit.MILLISECONDS);
+    return new AdminServer(server, host, forwarder, streamCheck);
   }
 
   public int port() {
@@ -75,6 +103,7 @@ public final class AdminServer implements AutoCloseable {
   /** Stops serving; open WatchTopology streams are cancelled (their nodes reconnect later). */
   @Override
   public void close() {
+    streamCheck.shutdownNow();
     server.shutdownNow();
     forwarder.close();
     try {

@@ -24,7 +24,9 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * messages and maps errors to a gRPC status carrying the FlexLog error code ({@link AdminErrors}).
  * On a follower of the metadata quorum ({@link AdminRoute}) AddColor and AlterColor are forwarded
  * to the leader, WatchTopology is refused with the leader's address in the trailer {@code
- * flexlog-metadata-leader}, and reads are answered here through the quorum.
+ * flexlog-metadata-leader}, and reads are answered here through the quorum; a node that stops
+ * leading ends the topology streams it served ({@link #endStreamsUnlessLeading}).
  *
  * <p>Threading: gRPC calls the methods on its executor threads, concurrently; the controller is
  * thread-safe and serializes changes.
@@ -49,6 +52,10 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
   private final ClusterController controller;
   private final AdminRoute route;
   private final AdminForwarder forwarder;
+
+  /** The open WatchTopology streams, by their watch. */
+  private final Map<ClusterController.Watch, ServerCallStreamObserver<io.flexlog.admin.v1.Topology>>
+      streams = new ConcurrentHashMap<>();
 
   public AdminService(ClusterController controller) {
     this(controller, AdminRoute.SELF, null);
@@ -245,9 +252,47 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
             request.getNodeId(),
             request.getKnownVersion(),
             topology -> stream.onNext(TopologyProtos.toProto(topology)));
-    stream.setOnCancelHandler(watch::cancel);
+    streams.put(watch, stream);
+    stream.setOnCancelHandler(
+        () -> {
+          watch.cancel();
+          streams.remove(watch);
+        });
     if (stream.isCancelled()) {
       watch.cancel();
+      streams.remove(watch);
+    }
+  }
+
+  /**
+   * Ends the topology streams this node serves once it no longer leads the metadata quorum (a
+   * hand-off, an election, or cut off from the majority, which makes Ratis step its leader down). A
+   * follower's copy of the metadata stops at what it has applied, and one cut off from the majority
+   * applies nothing more, so its watchers would never learn of a failover; ended with UNAVAILABLE,
+   * they subscribe again at another admin service, which sends them to the leader
+   * (docs/architecture.md#metadata-quorum). Called periodically by {@link AdminServer}.
+   */
+  void endStreamsUnlessLeading() {
+    if (streams.isEmpty() || route.servesStreamsNow()) {
+      return;
+    }
+    int ended =
+        controller.endWatches(
+            watch -> {
+              ServerCallStreamObserver<io.flexlog.admin.v1.Topology> stream = streams.remove(watch);
+              if (stream != null && !stream.isCancelled()) {
+                stream.onError(
+                    Status.UNAVAILABLE
+                        .withDescription(
+                            "this node no longer leads the metadata quorum; watch its leader")
+                        .asRuntimeException());
+              }
+            });
+    if (ended > 0) {
+      LOG.info(
+          "no longer the metadata quorum's leader: ended {} topology stream(s), whose nodes watch"
+              + " the leader next",
+          ended);
     }
   }
 

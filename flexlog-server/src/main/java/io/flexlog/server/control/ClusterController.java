@@ -159,6 +159,22 @@ public final class ClusterController {
     return watch;
   }
 
+  /**
+   * Ends every watch: cancels it and hands it to {@code end}, which closes its stream. Runs under
+   * the lock that deliveries hold, so {@code end} never overlaps a delivery to the same watch.
+   *
+   * @return how many watches ended
+   */
+  public synchronized int endWatches(Consumer<Watch> end) {
+    int ended = 0;
+    for (Watch watch : watches) {
+      watch.cancel();
+      end.accept(watch);
+      ended++;
+    }
+    return ended;
+  }
+
   /** The number of open watches of a node; for tests and status output. */
   public int watchCount(int nodeId) {
     return (int) watches.stream().filter(w -> w.nodeId == nodeId).count();

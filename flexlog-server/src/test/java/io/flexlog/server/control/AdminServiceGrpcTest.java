@@ -191,6 +191,47 @@ class AdminServiceGrpcTest {
     assertThat(applied).containsExactly(3L);
   }
 
+  @Test
+  void shouldEndItsStreamsWhenItStopsLeadingSoThatTheirNodesWatchTheLeader() throws Exception {
+    // A second admin service with its own copy of the metadata: the quorum's new leader.
+    Path leaderDir = dir.resolve("leader");
+    java.nio.file.Files.createDirectories(leaderDir);
+    MetadataStore leaderStore = new MetadataStore(leaderDir);
+    leaderStore.write(controller.topology());
+    ClusterController leaderController =
+        new ClusterController(controller.topology(), leaderStore, Duration.ofSeconds(5));
+    AdminServer leaderServer = AdminServer.start("127.0.0.1", 0, leaderController);
+    resources.add(leaderServer);
+    HostPort leader = HostPort.parse("leader", leaderServer.hostPort());
+    java.util.concurrent.atomic.AtomicBoolean leads =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    server.close();
+    server =
+        AdminServer.start(
+            "127.0.0.1",
+            0,
+            controller,
+            () -> leads.get() ? java.util.Optional.empty() : java.util.Optional.of(leader),
+            Duration.ofSeconds(5));
+    HostPort former = HostPort.parse("admin", server.hostPort());
+    TopologyWatcher watcher = TopologyWatcher.start(List.of(former, leader), 10, 1, t -> {});
+    resources.add(watcher);
+    awaitWatching(10);
+
+    // This node stops leading and, like one cut off from the quorum, applies nothing more; the
+    // leader commits a new version.
+    leads.set(false);
+    leaderController.addColor(spec("after-the-hand-off"));
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (watcher.appliedVersion() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(watcher.appliedVersion()).as("the version the leader committed").isEqualTo(2);
+    assertThat(watcher.admin()).isEqualTo(leader);
+    assertThat(controller.watchCount(10)).isZero();
+  }
+
   private static ColorSpec spec(String name) {
     return new ColorSpec(name, "global", 1, 3, null);
   }

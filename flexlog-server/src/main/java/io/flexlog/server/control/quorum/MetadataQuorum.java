@@ -428,6 +428,12 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     return config.peers().stream().filter(p -> peerId(p.nodeId()).equals(leader)).findFirst();
   }
 
+  /** {@inheritDoc} Whether this node leads the quorum now (no wait). */
+  @Override
+  public boolean servesStreamsNow() {
+    return isLeader();
+  }
+
   /**
    * {@inheritDoc}
    *

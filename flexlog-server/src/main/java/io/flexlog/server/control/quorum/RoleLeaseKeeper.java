@@ -209,6 +209,22 @@ public final class RoleLeaseKeeper {
   }
 
   /**
+   * How many roles this node may issue SNs for now: it leads them and their leases have not lapsed
+   * (the gauge {@code flexlog.sequencer.roles.leased}). A leader cut off from the quorum drops to 0
+   * a margin before a backup may take its roles.
+   */
+  public int leasedRoles() {
+    long now = nanoClock.getAsLong();
+    int leased = 0;
+    for (Long until : validUntilNs.values()) {
+      if (now < until) {
+        leased++;
+      }
+    }
+    return leased;
+  }
+
+  /**
    * Whether this incarnation took the role of {@code colorId} in {@code epoch} or is taking the
    * role now (its epoch is not known before the quorum answers); see {@code IssueGate#tookEpoch}.
    */

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The keeper keeps the metadata quorum's leader off the role leaders: a node that leads a role and
- * the quorum hands the quorum to a responsive backup that leads no role, and to nobody else.
+ * the quorum hands the quorum to a responsive backup that leads no role, and to nobody else. Also
+ * what the keeper reports of its leases ({@code leasedRoles}, the {@code
+ * flexlog.sequencer.roles.leased} gauge).
  */
 class RoleLeaseKeeperHandOffTest {
   private static final RoleLeaseKeeper.Timing TIMING = RoleLeaseKeeper.Timing.DEFAULT;
@@ -104,6 +106,26 @@ class RoleLeaseKeeperHandOffTest {
                       color, lease.leaderNodeId(), lease.epoch(), lease.renewals() + 1));
       keeper.tick();
     }
+  }
+
+  @Test
+  void shouldCountARoleAsLeasedOnlyUntilItsLeaseLapses() {
+    RoleLeaseKeeper keeper = keeper(0);
+    assertThat(keeper.leasedRoles()).isZero();
+
+    keeper.tick(); // takes global, which names node 0; 'orders' names node 1
+    assertThat(keeper.leasedRoles()).isEqualTo(1);
+
+    advance(TIMING.lease().minus(TIMING.margin()).minusNanos(1));
+    assertThat(keeper.leasedRoles()).as("the last renewal still holds").isEqualTo(1);
+    advance(Duration.ofNanos(1));
+    assertThat(keeper.leasedRoles())
+        .as("no renewal for a lease minus the margin: it may not issue")
+        .isZero();
+    assertThat(keeper.mayIssue(Color.GLOBAL_ID, 1)).isFalse();
+
+    keeper.tick(); // renews
+    assertThat(keeper.leasedRoles()).isEqualTo(1);
   }
 
   @Test
