@@ -84,7 +84,7 @@ final class SyncPoints {
     for (SyncPointTable.Entry e : table.entries()) {
       if (!shards.hosts(e.shardId()) || !shards.knowsColor(e.colorId())) {
         LOG.warn(
-            "replica {}: sync point of shard {} color id {}, which it does not host, ignored",
+            "replica {}: sync point of shard {} color id {} ignored: no such hosted shard or color",
             shards.nodeId(),
             e.shardId(),
             e.colorId());
