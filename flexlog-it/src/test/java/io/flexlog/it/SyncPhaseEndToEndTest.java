@@ -12,10 +12,14 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.it.ReplicaReader.Answer;
 import io.flexlog.it.ReplicaReader.Status;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -131,6 +135,87 @@ class SyncPhaseEndToEndTest {
       assertThat(log.read(COLOR, unassigned)).isEmpty();
     }
     assertEveryReplicaAnswersAbsent(unassigned);
+  }
+
+  /**
+   * Durable sync points (docs/architecture.md#sync-phase): a replica restarted after {@code kill
+   * -9} is blind only above the point up to which it had synchronised, so its first sync phase
+   * fetches only the record it missed while it was down (from each of its two peers). Without its
+   * sync-point file (deleted while it is down: the behaviour before) the same restart fetches every
+   * record of the color again, from each peer. {@code -Dflexlog.it.syncRecords=100000} makes it the
+   * measurement of docs/architecture.md.
+   */
+  @Test
+  @Timeout(300)
+  void shouldFetchOnlyWhatARestartedReplicaMissed() throws Exception {
+    int records = Integer.getInteger("flexlog.it.syncRecords", 300);
+    try (FlexLog log = connect(Duration.ofSeconds(10))) {
+      List<CompletableFuture<Long>> window = new ArrayList<>();
+      for (int i = 0; i < records; i++) {
+        window.add(log.appendAsync(COLOR, new byte[100]));
+        if (window.size() == 256) {
+          window.forEach(CompletableFuture::join);
+          window.clear();
+        }
+      }
+      window.forEach(CompletableFuture::join);
+    }
+    Thread.sleep(SYNC_POINT_SAVED_MS);
+    cluster.killReplica(3);
+    Files.delete(dir.resolve("data-3").resolve("sync-points"));
+    cluster.restartReplica(3);
+    long[] without = fetchedByFirstSyncPhase(3, 2);
+    // Each of the two peers sends what it holds in the blind range.
+    assertThat(without[0])
+        .as("records fetched without a sync point")
+        .isGreaterThanOrEqualTo(2L * records);
+
+    Thread.sleep(SYNC_POINT_SAVED_MS);
+    cluster.killReplica(3);
+    try (FlexLog log = connect(Duration.ofSeconds(3))) {
+      assertThatThrownBy(() -> log.append(COLOR, bytes("missed")))
+          .isInstanceOf(FlexLogTimeoutException.class);
+    }
+    cluster.restartReplica(3);
+    long[] with = fetchedByFirstSyncPhase(3, 3);
+    System.out.printf(
+        "first sync phase of replica 3 after kill -9 and restart, %d records of 100 bytes in the"
+            + " color: without a sync point %d records (%d bytes), with one %d records (%d"
+            + " bytes)%n",
+        records, without[0], without[1], with[0], with[1]);
+    assertThat(with[0]).as("records fetched from the sync point on, one per peer").isEqualTo(2);
+    assertThat(with[1]).isEqualTo(2 * "missed".length());
+    try (FlexLog log = connect(Duration.ofSeconds(30))) {
+      assertThat(log.read(COLOR, snOf(log, "missed"))).map(r -> text(r)).hasValue("missed");
+    }
+  }
+
+  /** Time for a replica's sync-point timer (once a second) to save what it has. */
+  private static final long SYNC_POINT_SAVED_MS = 2500;
+
+  private static final Pattern SYNCHRONISED =
+      Pattern.compile(
+          "replica (\\d+): shard \\d+ color id "
+              + TestCluster.COLOR_ID
+              + " synchronised with its peers.* fetched (\\d+) records, (\\d+) bytes");
+
+  /**
+   * Records and bytes the first sync phase of run {@code run} of a replica fetched for the color,
+   * from the line it logs when the phase closed its blind range.
+   */
+  private long[] fetchedByFirstSyncPhase(int replica, int run) throws Exception {
+    Path stderr = dir.resolve("replica-" + replica + "-run" + run + ".stderr.log");
+    long deadline = System.nanoTime() + SYNC_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (String line : Files.readAllLines(stderr, StandardCharsets.UTF_8)) {
+        Matcher m = SYNCHRONISED.matcher(line);
+        if (m.find() && Integer.parseInt(m.group(1)) == replica) {
+          return new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3))};
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no sync phase closed in " + stderr + " within " + SYNC_TIMEOUT);
   }
 
   private void assertEveryReplicaAnswersAbsent(long sn) throws Exception {

@@ -7,6 +7,7 @@ import io.flexlog.replica.replication.ReplicaLimits;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.SyncPointFile;
 import io.flexlog.replica.storage.pm.LlplLogStorage;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerConfig;
@@ -82,6 +83,7 @@ public final class Nodes {
                   settings.connectionLimits(maxRecordBytes)),
               topology,
               storage,
+              new SyncPointFile(settings.dataDir(), self.id(), storage.durability()),
               registry);
     } catch (RuntimeException e) {
       storage.close();

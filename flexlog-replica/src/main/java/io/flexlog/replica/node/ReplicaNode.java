@@ -17,6 +17,7 @@ import io.flexlog.replica.replication.ReplicationEngine;
 import io.flexlog.replica.replication.RoleMoves;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.SyncPointStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -94,6 +95,7 @@ public final class ReplicaNode implements AutoCloseable {
 
   private final Config config;
   private final LogStorage storage;
+  private final SyncPointStore syncPoints;
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final ReplicationEngine engine;
@@ -109,12 +111,26 @@ public final class ReplicaNode implements AutoCloseable {
   private final ChannelGroup clients;
 
   public ReplicaNode(Config config, Topology topology, LogStorage storage, MeterRegistry registry) {
+    this(config, topology, storage, SyncPointStore.NONE, registry);
+  }
+
+  /**
+   * With {@code syncPoints}, where the node keeps its sync points and join marks across restarts
+   * (docs/architecture.md#sync-phase); closed by {@link #close()}, like the log.
+   */
+  public ReplicaNode(
+      Config config,
+      Topology topology,
+      LogStorage storage,
+      SyncPointStore syncPoints,
+      MeterRegistry registry) {
     NodeAddress self = topology.node(config.nodeId());
     if (self.kind() != NodeAddress.Kind.REPLICA) {
       throw new IllegalArgumentException("node " + config.nodeId() + " is not a replica node");
     }
     this.config = config;
     this.storage = storage;
+    this.syncPoints = syncPoints;
     this.topologyVersion = topology.version();
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
@@ -144,6 +160,7 @@ public final class ReplicaNode implements AutoCloseable {
     peers.deliverTo(adapter::onPeerFrame);
     engine.attachPeers(peers);
     engine.attachStaging(atomic);
+    engine.attachSyncPoints(syncPoints);
   }
 
   /** Recovers the log, starts listening and connects to the sequencers. */
@@ -326,12 +343,14 @@ public final class ReplicaNode implements AutoCloseable {
               serverChannel.close();
             }
             clients.close();
+            engine.saveSyncPoints();
           });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     storage.close();
+    syncPoints.close();
     LOG.info("replica node {} stopped", config.nodeId());
   }
 

@@ -66,6 +66,29 @@ final class ColorLog {
     return committedThrough;
   }
 
+  /**
+   * The SN up to which this log is complete: every SN of the shard at or below it is in the index
+   * or a hole ({@code committedThrough}, but not into an open blind range). Only grows; a replica
+   * keeps it durable as its sync point (docs/architecture.md#sync-phase).
+   */
+  long decidedThrough() {
+    return blindCount > 0 ? Math.min(committedThrough, firstBlindFrom()) : committedThrough;
+  }
+
+  /**
+   * At start, before any watermark: the log was complete up to {@code syncPoint} (its durable sync
+   * point, checked against the recovered log), so SNs there are decided at once and the blind range
+   * the first watermark opens starts there instead of at epoch 1.
+   */
+  void restoreSyncPoint(long syncPoint) {
+    if (!linkLost || latestWatermark != 0) {
+      throw new IllegalStateException(
+          "a sync point can only be restored before the first watermark");
+    }
+    lostAt = Math.max(lostAt, syncPoint);
+    committedThrough = Math.max(committedThrough, syncPoint);
+  }
+
   /** The most marks kept once every subscription is past the oldest ones (see {@link #addMark}). */
   static final int RETAINED_MARKS = 16;
 
@@ -199,7 +222,9 @@ final class ColorLog {
   void onLinkLost() {
     if (!linkLost) {
       linkLost = true;
-      lostAt = latestWatermark;
+      // Nothing at or below committedThrough can be missed; it exceeds the watermark only after a
+      // restored sync point above the first watermarks of the new process.
+      lostAt = Math.max(latestWatermark, committedThrough);
     }
     fetching = false;
   }

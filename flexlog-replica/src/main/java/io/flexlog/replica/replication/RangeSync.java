@@ -65,8 +65,11 @@ final class RangeSync {
     boolean install(
         int shardId, int colorId, long session, long sequence, long sn, ByteBuf payload);
 
-    /** Blind ranges of the log were closed. */
-    void closed(ColorLog log);
+    /**
+     * Blind ranges of the log were closed: {@code (from, through]}, after fetching {@code records}
+     * records of {@code bytes} payload bytes from the peers.
+     */
+    void closed(ColorLog log, long from, long through, long records, long bytes);
 
     /** Asks for an end of turn, where {@link #afterCommits} and the checks run. */
     void requestTurn();
@@ -84,6 +87,7 @@ final class RangeSync {
   private long started;
   private long closed;
   private long fetched;
+  private long fetchedBytes;
   private long fills;
 
   RangeSync(Host host, LogStorage storage, ReplicaRuntime runtime, ReplicaPublisher publisher) {
@@ -111,6 +115,10 @@ final class RangeSync {
 
   long fills() {
     return fills;
+  }
+
+  long fetchedBytes() {
+    return fetchedBytes;
   }
 
   // ---------------------------------------------------------------- asking
@@ -294,6 +302,9 @@ final class RangeSync {
         return; // no room: the retry timer fetches again from the cursor
       }
       fetched++;
+      fetchedBytes += length;
+      fetch.records++;
+      fetch.bytes += length;
       if (settled) {
         fetch.cursors[peer] = Math.max(fetch.cursors[peer], sn);
       }
@@ -342,7 +353,7 @@ final class RangeSync {
         drop(fetch);
         fetch.log.closeBlindThrough(fetch.through);
         closed++;
-        host.closed(fetch.log);
+        host.closed(fetch.log, fetch.from, fetch.through, fetch.records, fetch.bytes);
       }
     }
   }
@@ -392,6 +403,7 @@ final class RangeSync {
     final ColorLog log;
     final int sequencerId;
     final int incarnation;
+    final long from;
     final long through;
     final int[] peerIds;
     final long[] cursors;
@@ -408,6 +420,11 @@ final class RangeSync {
     boolean cancelled;
     ReplicaRuntime.Timer retry;
 
+    /** Records and payload bytes received for this fetch. */
+    long records;
+
+    long bytes;
+
     Fetch(
         ColorLog log,
         int sequencerId,
@@ -420,6 +437,7 @@ final class RangeSync {
       this.log = log;
       this.sequencerId = sequencerId;
       this.incarnation = incarnation;
+      this.from = from;
       this.through = through;
       this.peerIds = peerIds;
       this.cursors = new long[peerIds.length];

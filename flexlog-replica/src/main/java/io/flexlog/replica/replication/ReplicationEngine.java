@@ -19,6 +19,7 @@ import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.storage.LogStorage;
+import io.flexlog.replica.storage.SyncPointStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -54,6 +55,7 @@ public final class ReplicationEngine {
   private final RetentionPolicy retention;
   private final SubscriptionService subscriptions;
   private final SyncPhase sync;
+  private final SyncPoints syncPoints;
   private final TurnConductor turn;
   private StagingHook staging = StagingHook.NONE;
 
@@ -93,6 +95,7 @@ public final class ReplicationEngine {
     this.retention = new RetentionPolicy(shards, storage, trims, runtime, publisher, registry);
     this.subscriptions =
         new SubscriptionService(shards, storage, limits, runtime, publisher, requestTurn, registry);
+    this.syncPoints = new SyncPoints(shards, storage, runtime, registry);
     this.sync =
         new SyncPhase(
             shards,
@@ -101,7 +104,10 @@ public final class ReplicationEngine {
             runtime,
             publisher,
             requestTurn,
-            subscriptions::onAdvanced,
+            log -> {
+              subscriptions.onAdvanced(log);
+              syncPoints.soon();
+            },
             registry);
     this.turn =
         new TurnConductor(runtime, storage, shards, appends, reads, subscriptions, sync, publisher);
@@ -150,6 +156,16 @@ public final class ReplicationEngine {
   public void attachStaging(StagingHook hook) {
     this.staging = hook;
     turn.staging(hook);
+  }
+
+  /** Keeps the sync points and join marks in {@code store} ({@link SyncPoints}); before recover. */
+  public void attachSyncPoints(SyncPointStore store) {
+    syncPoints.store(store);
+  }
+
+  /** Saves the sync points if they moved (at a clean stop). */
+  public void saveSyncPoints() {
+    syncPoints.saveIfMoved();
   }
 
   /** Asks for an end of turn: a log flush, then {@link StagingHook#onFlushed()}. */
@@ -210,6 +226,7 @@ public final class ReplicationEngine {
           appends.onRecoveredEntry(address, shardId, colorId, session, sequence, sn);
           counts[sn != Sn.NONE ? 0 : 1]++;
         });
+    syncPoints.restore();
     staging.onRecovered();
     LOG.info(
         "replica {} recovered {} committed and {} pending entries ({} engine, {} durability)",
@@ -314,18 +331,21 @@ public final class ReplicationEngine {
   }
 
   /**
-   * Starts the subscription heartbeat timer (see {@link SubscriptionService}) and the retention
-   * timer ({@link RetentionPolicy}, while a color this node decides for has a retention). Call
-   * once, on the engine's loop, before serving; {@link #stopHeartbeats} ends both.
+   * Starts the subscription heartbeat timer (see {@link SubscriptionService}), the retention timer
+   * ({@link RetentionPolicy}, while a color this node decides for has a retention) and the sync
+   * points' ({@link SyncPoints}). Call once, on the engine's loop, before serving; {@link
+   * #stopHeartbeats} ends them.
    */
   public void startHeartbeats() {
     subscriptions.startHeartbeats();
     retention.start();
+    syncPoints.start();
   }
 
   public void stopHeartbeats() {
     subscriptions.stopHeartbeats();
     retention.stop();
+    syncPoints.stop();
   }
 
   /** A client connection can take writes again: resume its subscriptions. */
@@ -395,6 +415,7 @@ public final class ReplicationEngine {
         TopologyMarkDescriptor.colorId(frame),
         TopologyMarkDescriptor.topologyVersion(frame),
         TopologyMarkDescriptor.markSn(frame));
+    syncPoints.soon();
     turn.request();
   }
 

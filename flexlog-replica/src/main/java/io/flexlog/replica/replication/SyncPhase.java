@@ -80,6 +80,11 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
         .tag("node", node)
         .description("records received from peers by the sync phase")
         .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.sync.fetched.bytes", rangeSync, RangeSync::fetchedBytes)
+        .tag("node", node)
+        .description("payload bytes of the records received from peers by the sync phase")
+        .register(registry);
     FunctionCounter.builder("flexlog.replica.sync.rounds", tokenSync, TokenSync::roundsStarted)
         .tag("node", node)
         .description("TOKEN_SYNC rounds started after a sequencer link came up")
@@ -345,14 +350,18 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   }
 
   @Override
-  public void closed(ColorLog log) {
+  public void closed(ColorLog log, long from, long through, long records, long bytes) {
     LOG.info(
         "replica {}: shard {} color id {} synchronised with its peers; blind SNs up to {} are"
-            + " decided",
+            + " decided (range {}..{}: fetched {} records, {} bytes)",
         shards.nodeId(),
         log.shardId,
         log.colorId,
-        Sn.describe(log.committedThrough()));
+        Sn.describe(log.committedThrough()),
+        Sn.describe(from),
+        Sn.describe(through),
+        records,
+        bytes);
     closedListener.accept(log);
     requestTurn.run();
   }
