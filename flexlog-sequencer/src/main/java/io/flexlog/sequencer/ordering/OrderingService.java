@@ -186,10 +186,6 @@ public final class OrderingService {
       if (slot < 0) {
         return outsideSubtree(shardId, colorId);
       }
-      if (hosted.role.isStale(OrderRequestDescriptor.roleEpoch(frame))) {
-        dropStale(link, frame);
-        return null;
-      }
     } else {
       ForwardRoute route =
           targets == null ? null : tables.route(targets.shard().colorId(), colorId);
@@ -198,6 +194,12 @@ public final class OrderingService {
       }
       orderer = route;
       slot = route.shardSlot(shardId);
+    }
+    // The request names the role epoch of the shard's color: the role it is addressed to.
+    OrderingTables.HostedColor shardRole = tables.hosted(targets.shard().colorId());
+    if (shardRole != null && shardRole.role.isStale(OrderRequestDescriptor.roleEpoch(frame))) {
+      dropStale(link, frame);
+      return null;
     }
     if (link.isUnidentified()) {
       int[] shard = {shardId};
@@ -220,8 +222,8 @@ public final class OrderingService {
     if (Long.bitCount(staleRequests) == 1) {
       LOG.info(
           "sequencer {}: dropped an ORDER_REQUEST of {} token(s) for shard {} from {}, addressed to"
-              + " role epoch {} of color id {}, which this node leads in a later epoch ({} dropped"
-              + " so far)",
+              + " role epoch {} of the shard's color, which this node leads in a later epoch (color"
+              + " id {} requested; {} dropped so far)",
           nodeId,
           OrderRequestDescriptor.count(frame),
           OrderRequestDescriptor.shardId(frame),
