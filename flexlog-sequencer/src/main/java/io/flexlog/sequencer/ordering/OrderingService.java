@@ -186,6 +186,13 @@ public final class OrderingService {
       if (slot < 0) {
         return outsideSubtree(shardId, colorId);
       }
+      if (tables.hosted(targets.shard().colorId()) == null
+          && OrderRequestDescriptor.roleEpoch(frame) > 0) {
+        // Addressed to the leader of the shard's color, which this node is not (the replica's
+        // topology is older or newer than this node's): ordered here, a token the shard's real
+        // leader orders too would get two SNs.
+        return notShardLeader(targets);
+      }
     } else {
       ForwardRoute route =
           targets == null ? null : tables.route(targets.shard().colorId(), colorId);
@@ -260,6 +267,23 @@ public final class OrderingService {
             + " is not attached to a color of node "
             + nodeId
             + ": send its order requests to the node of its color");
+  }
+
+  private Rejection notShardLeader(ShardTargets targets) {
+    Color shardColor = tables.topology().color(targets.shard().colorId()).orElseThrow();
+    return new Rejection(
+        ErrorCode.UNKNOWN_COLOR,
+        "shard "
+            + targets.shard().id()
+            + " belongs to color "
+            + describe(shardColor)
+            + ", whose role is led by sequencer node "
+            + shardColor.sequencerId()
+            + " in topology version "
+            + tables.topology().version()
+            + " of node "
+            + nodeId
+            + ": send its order requests there");
   }
 
   private Rejection outsideSubtree(int shardId, int colorId) {

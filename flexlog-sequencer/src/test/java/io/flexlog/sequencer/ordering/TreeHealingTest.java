@@ -2,6 +2,7 @@ package io.flexlog.sequencer.ordering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.NodeAddress.Kind;
@@ -46,6 +47,11 @@ class TreeHealingTest {
 
   /** Version {@code version}: global on {@code globalNode} in role epoch {@code globalEpoch}. */
   private static Topology topology(long version, int globalNode, int globalEpoch) {
+    return topology(version, globalNode, globalEpoch, 1, 1);
+  }
+
+  private static Topology topology(
+      long version, int globalNode, int globalEpoch, int leftNode, int leftEpoch) {
     return new Topology(
         version,
         List.of(
@@ -55,7 +61,7 @@ class TreeHealingTest {
             new NodeAddress(REPLICA, Kind.REPLICA, "127.0.0.1", 7003)),
         List.of(
             new Color(GLOBAL, "global", Color.NO_PARENT, globalNode, globalEpoch),
-            new Color(LEFT, "left", GLOBAL, 1, 1)),
+            new Color(LEFT, "left", GLOBAL, leftNode, leftEpoch)),
         List.of(new Shard(SHARD, LEFT, List.of(REPLICA))));
   }
 
@@ -337,6 +343,26 @@ class TreeHealingTest {
     Pipe replica = replicaAsksForGlobal(leaf);
     assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
         .containsExactly(Sn.of(5, 1), Sn.of(5, 2));
+  }
+
+  @Test
+  void shouldRefuseARequestForAnAncestorFromAShardWhoseColorIsLedElsewhere() {
+    // Node 1 leads global, but left moved to node 2: a replica with an older topology still asks
+    // node 1 for global. Ordered here, its tokens would get SNs that node 2 asks for again.
+    Node node = new Node(1, 3, topology(3, 1, 5, 2, 4));
+    Pipe pipe = new Pipe();
+    PeerLink link = node.service.onConnected(pipe);
+    ByteBuf request =
+        OrderRequestDescriptor.encodeHeader(
+            UnpooledByteBufAllocator.DEFAULT, 1, GLOBAL, SHARD, REPLICA, 1);
+    OrderRequestDescriptor.writeToken(request, 5, 1);
+    Rejection rejection = node.service.onOrderRequest(link, request);
+    request.release();
+    node.endTurn();
+    assertThat(rejection).isNotNull();
+    assertThat(rejection.code()).isEqualTo(ErrorCode.UNKNOWN_COLOR);
+    assertThat(rejection.message()).contains("sequencer node 2");
+    assertThat(pipe.takeAll(MessageType.ORDER_RESPONSE)).isEmpty();
   }
 
   @Test
