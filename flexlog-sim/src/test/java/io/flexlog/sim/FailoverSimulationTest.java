@@ -83,7 +83,24 @@ class FailoverSimulationTest {
         .isGreaterThan(SEEDS);
   }
 
+  /**
+   * (e) In a sequencer tree, the leader of {@code global} crashes or is cut from the quorum while
+   * its child colors live on other nodes: their routes re-target to the new leader.
+   */
+  @Test
+  void shouldHealTheTreeWhenAParentRoleFailsOver() {
+    Totals totals = runAll(15_000_000L, Faults.TREE_LEADER_FAIL);
+    assertThat(total(totals.takeovers)).as("takeovers over all seeds").isGreaterThan(SEEDS / 2);
+    assertThat(total(totals.parentMoves))
+        .as("roles moved while a child color lived on another node")
+        .isGreaterThan(SEEDS / 2);
+    assertThat(total(totals.ackedAfterTakeover))
+        .as("seeds with appends acknowledged after a takeover")
+        .isGreaterThan(SEEDS / 4);
+  }
+
   private static final class Totals {
+    long parentMoves;
     long acked;
     long takeovers;
     long retakes;
@@ -107,6 +124,7 @@ class FailoverSimulationTest {
       totals.acked += world.operationsAcked();
       totals.takeovers += world.failover.takeovers;
       totals.retakes += world.failover.retakes;
+      totals.parentMoves += world.failover.parentMoves;
       totals.leaderFaults += world.failoverFaults().leaderFaults;
       totals.syncOverlaps += world.failoverFaults().syncOverlaps;
       totals.ackedAfterTakeover += world.failover.ackedAfterTakeover ? 1 : 0;
@@ -116,7 +134,7 @@ class FailoverSimulationTest {
     System.out.printf(
         "failover simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s), %d appends"
             + " acknowledged, %d leader faults, %d takeovers, %d retakes by restarted leaders,"
-            + " %d replica faults overlapping a leader failure%n",
+            + " %d replica faults overlapping a leader failure, %d moves of a parent role%n",
         faults,
         seeds.length,
         steps,
@@ -126,7 +144,8 @@ class FailoverSimulationTest {
         totals.leaderFaults,
         totals.takeovers,
         totals.retakes,
-        totals.syncOverlaps);
+        totals.syncOverlaps,
+        totals.parentMoves);
     totals.broken.forEach(
         (invariant, seedList) ->
             System.out.printf(

@@ -59,6 +59,12 @@ final class SimFailover {
   /** Committed topologies that gave a role a new epoch on the same node (a restarted leader). */
   long retakes;
 
+  /**
+   * Committed topologies that moved the role of a color with a child color on another node: the
+   * child's node must re-target its route (docs/architecture.md#sequencer-failover).
+   */
+  long parentMoves;
+
   /** Proposals lost before they applied, and applied ones whose answer was lost. */
   long proposalsLost;
 
@@ -240,7 +246,11 @@ final class SimFailover {
     if (newTopology) {
       boolean moved = false;
       for (Color c : latest.topology().colors()) {
-        moved |= before.color(c.id()).orElseThrow().sequencerId() != c.sequencerId();
+        boolean colorMoved = before.color(c.id()).orElseThrow().sequencerId() != c.sequencerId();
+        moved |= colorMoved;
+        if (colorMoved && hasChildElsewhere(latest.topology(), c)) {
+          parentMoves++;
+        }
       }
       if (moved) {
         takeovers++;
@@ -259,6 +269,15 @@ final class SimFailover {
           "quorum: " + what + " commits topology " + latest.topology().version() + roles);
     }
     publish(latest, newTopology);
+  }
+
+  private static boolean hasChildElsewhere(Topology topology, Color parent) {
+    for (Color c : topology.colors()) {
+      if (!c.isRoot() && c.parentId() == parent.id() && c.sequencerId() != parent.sequencerId()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

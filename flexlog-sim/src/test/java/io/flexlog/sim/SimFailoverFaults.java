@@ -53,6 +53,13 @@ final class SimFailoverFaults {
         case LEASE_EXPIRY -> cutLeader(false);
         case PARTITION -> cutLeader(true);
         case SYNC_TAKEOVER -> overlapSync();
+        case TREE_LEADER_FAIL -> {
+          if (random.nextBoolean()) {
+            crashLeader();
+          } else {
+            cutLeader(false);
+          }
+        }
         default -> throw new IllegalStateException("not a failover mode: " + world.faults);
       }
     } else {

@@ -14,7 +14,7 @@ import java.util.Random;
  * shards of two or three replicas) or a tree (a root and two leaf sequencer nodes, a shard per
  * leaf, replica nodes that hold shards of both leaves, as {@code bin/flexlog dev --tree} does).
  * Sequencer node ids start at 0, replica node ids at 100. The failover modes use a flat cluster
- * with backup sequencer nodes.
+ * with backup sequencer nodes; the tree failover mode uses the tree.
  */
 final class SimScenarios {
   private SimScenarios() {}
@@ -37,6 +37,15 @@ final class SimScenarios {
     return new Scenario(
         flat.name() + ", " + sequencers + " sequencer nodes",
         build(sequencers, replicaEnd, t.colors(), t.shards()));
+  }
+
+  /**
+   * A tree for the tree failover mode: {@code global} on node 0, its children {@code left} and
+   * {@code right} on nodes 1 and 2, every sequencer node a backup of every role.
+   */
+  static Scenario failoverTree(Random random) {
+    Scenario tree = tree(random);
+    return new Scenario(tree.name() + ", 3 sequencer nodes backing up every role", tree.topology());
   }
 
   private static Scenario flat(Random random) {

@@ -64,7 +64,13 @@ final class SimWorld {
      * Failover: a replica restarts or loses its sequencer link as the leader fails, and the next
      * leader fails while that replica syncs.
      */
-    SYNC_TAKEOVER;
+    SYNC_TAKEOVER,
+    /**
+     * Failover in a sequencer tree: the leader of {@code global}, whose child colors live on other
+     * sequencer nodes, crashes or is cut from the quorum; the children's routes must follow the
+     * role to its new node (docs/architecture.md#sequencer-failover, "the tree heals").
+     */
+    TREE_LEADER_FAIL;
 
     /** Whether the mode runs with backup sequencer nodes, leases and a metadata quorum. */
     boolean failover() {
@@ -131,6 +137,8 @@ final class SimWorld {
     SimScenarios.Scenario s =
         cluster != null
             ? cluster.apply(random)
+            : faults == Faults.TREE_LEADER_FAIL
+                ? SimScenarios.failoverTree(random)
             : faults.failover()
                 ? SimScenarios.failover(random)
                 : SimScenarios.forSeed(seed, random);

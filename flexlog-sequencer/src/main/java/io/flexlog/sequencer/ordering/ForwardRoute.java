@@ -32,7 +32,8 @@ import org.agrona.collections.Int2IntHashMap;
 final class ForwardRoute implements ShardSlots, TokenOrderer {
   private final int colorId;
   private final int exitColorId;
-  private final int parentNodeId;
+  private int parentNodeId;
+  private int parentEpoch;
   private final int dedupWindow;
   private final int maxCount;
   private final SequencerMetrics.RouteMeters meters;
@@ -67,6 +68,7 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
     this.colorId = route.colorId();
     this.exitColorId = route.exitColorId();
     this.parentNodeId = route.parentNodeId();
+    this.parentEpoch = route.parentEpoch();
     this.dedupWindow = dedupWindow;
     this.maxCount = maxCount;
     this.meters = meters;
@@ -100,8 +102,25 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
     return exitColorId;
   }
 
+  /** The node this route sends its requests to and takes answers and watermarks from. */
   int parentNodeId() {
     return parentNodeId;
+  }
+
+  /**
+   * True when {@code route} (a newer topology's version of this route) names another parent node,
+   * or the same node in a larger role epoch: the parent color's role failed over
+   * (docs/architecture.md#sequencer-failover). Then this route follows it: from now on it sends to,
+   * and takes answers and watermarks from, that node only; the caller moves the outstanding
+   * requests ({@link ParentLinks#retarget}).
+   */
+  boolean retarget(Routing.Route route) {
+    if (route.parentNodeId() == parentNodeId && route.parentEpoch() <= parentEpoch) {
+      return false;
+    }
+    parentNodeId = route.parentNodeId();
+    parentEpoch = Math.max(parentEpoch, route.parentEpoch());
+    return true;
   }
 
   SequencerMetrics.RouteMeters meters() {
@@ -279,6 +298,14 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
 
   @Override
   public String toString() {
-    return "route of color " + colorId + " via " + exitColorId + " to node " + parentNodeId;
+    return "route of color "
+        + colorId
+        + " via "
+        + exitColorId
+        + " to node "
+        + parentNodeId
+        + " (role epoch "
+        + parentEpoch
+        + ")";
   }
 }

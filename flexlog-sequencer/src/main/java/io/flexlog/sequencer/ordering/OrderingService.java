@@ -184,20 +184,29 @@ public final class OrderingService {
       orderer = hosted.role;
       slot = hosted.role.shardSlot(shardId);
       if (slot < 0) {
-        return outsideSubtree(shardId, colorId);
+        return OrderRefusals.outsideSubtree(tables.topology(), shardId, colorId);
       }
-      if (hosted.role.isStale(OrderRequestDescriptor.roleEpoch(frame))) {
-        dropStale(link, frame);
-        return null;
+      if (tables.hosted(targets.shard().colorId()) == null
+          && OrderRequestDescriptor.roleEpoch(frame) > 0) {
+        // Addressed to the leader of the shard's color, which this node is not (the replica's
+        // topology is older or newer than this node's): ordered here, a token the shard's real
+        // leader orders too would get two SNs.
+        return OrderRefusals.notShardLeader(tables.topology(), nodeId, targets);
       }
     } else {
       ForwardRoute route =
           targets == null ? null : tables.route(targets.shard().colorId(), colorId);
       if (route == null) {
-        return refusal(colorId, shardId, targets);
+        return OrderRefusals.unroutable(tables.topology(), nodeId, colorId, shardId, targets);
       }
       orderer = route;
       slot = route.shardSlot(shardId);
+    }
+    // The request names the role epoch of the shard's color: the role it is addressed to.
+    OrderingTables.HostedColor shardRole = tables.hosted(targets.shard().colorId());
+    if (shardRole != null && shardRole.role.isStale(OrderRequestDescriptor.roleEpoch(frame))) {
+      dropStale(link, frame);
+      return null;
     }
     if (link.isUnidentified()) {
       int[] shard = {shardId};
@@ -220,8 +229,8 @@ public final class OrderingService {
     if (Long.bitCount(staleRequests) == 1) {
       LOG.info(
           "sequencer {}: dropped an ORDER_REQUEST of {} token(s) for shard {} from {}, addressed to"
-              + " role epoch {} of color id {}, which this node leads in a later epoch ({} dropped"
-              + " so far)",
+              + " role epoch {} of the shard's color, which this node leads in a later epoch (color"
+              + " id {} requested; {} dropped so far)",
           nodeId,
           OrderRequestDescriptor.count(frame),
           OrderRequestDescriptor.shardId(frame),
@@ -230,42 +239,6 @@ public final class OrderingService {
           OrderRequestDescriptor.colorId(frame),
           staleRequests);
     }
-  }
-
-  // Why a request for a color that is neither hosted nor forwarded from the shard is refused.
-  private Rejection refusal(int colorId, int shardId, ShardTargets targets) {
-    Topology topology = tables.topology();
-    Color color = topology.color(colorId).orElse(null);
-    if (color == null) {
-      return new Rejection(ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
-    }
-    if (targets == null) {
-      return new Rejection(ErrorCode.UNKNOWN_SHARD, "unknown shard id " + shardId);
-    }
-    if (!topology.isInSubtree(targets.shard().colorId(), colorId)) {
-      return outsideSubtree(shardId, colorId);
-    }
-    return new Rejection(
-        ErrorCode.UNKNOWN_COLOR,
-        "color "
-            + describe(color)
-            + " is ordered by sequencer node "
-            + color.sequencerId()
-            + ", not by node "
-            + nodeId
-            + ", and shard "
-            + shardId
-            + " is not attached to a color of node "
-            + nodeId
-            + ": send its order requests to the node of its color");
-  }
-
-  private Rejection outsideSubtree(int shardId, int colorId) {
-    String color =
-        tables.topology().color(colorId).map(OrderingService::describe).orElse("" + colorId);
-    return new Rejection(
-        ErrorCode.INVALID_ARGUMENT,
-        "shard " + shardId + " is outside the subtree of color " + color);
   }
 
   private void offerTokens(PeerLink link, TokenOrderer orderer, int slot, ByteBuf frame) {

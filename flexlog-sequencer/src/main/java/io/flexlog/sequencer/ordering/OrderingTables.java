@@ -76,11 +76,35 @@ final class OrderingTables {
     }
   }
 
+  /**
+   * What {@link #install} changed that the links must follow
+   * (docs/architecture.md#sequencer-failover): roles handed to another node, routes whose parent
+   * role failed over to another node or epoch (with the parent node they had), and routes this node
+   * no longer has (the request path now ends at a role here, climbs another route, or no longer
+   * starts here).
+   */
+  record Changes(
+      List<OrderingRole> droppedRoles,
+      List<ForwardRoute> retargeted,
+      List<Integer> formerParents,
+      List<ForwardRoute> retired) {
+    boolean isEmpty() {
+      return droppedRoles.isEmpty() && retargeted.isEmpty() && retired.isEmpty();
+    }
+  }
+
   /** Applies {@code topology}; the caller checked it with {@link TopologyChange}. */
-  void install(Topology topology) {
+  Changes install(Topology topology) {
     this.topology = topology;
     this.routing = new Routing(topology, nodeId);
+    Changes changes =
+        new Changes(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     // A role handed to another node (failover) leaves this one.
+    for (HostedColor h : hostedList) {
+      if (!routing.hostedColors().contains(h.role.colorId())) {
+        changes.droppedRoles().add(h.role);
+      }
+    }
     hostedList.removeIf(h -> !routing.hostedColors().contains(h.role.colorId()));
     hosted.keySet().removeIf(colorId -> !routing.hostedColors().contains(colorId));
     for (int colorId : routing.hostedColors()) {
@@ -108,9 +132,21 @@ final class OrderingTables {
         routes.put(r.key(), route);
         routeList.add(route);
       } else {
+        int formerParent = route.parentNodeId();
+        if (route.retarget(r)) {
+          changes.retargeted().add(route);
+          changes.formerParents().add(formerParent);
+        }
         route.update(r, topology.version());
       }
     }
+    for (ForwardRoute route : routeList) {
+      if (routing.routeByKey(Routing.Route.key(route.colorId(), route.exitColorId())) == null) {
+        changes.retired().add(route);
+        routes.remove(Routing.Route.key(route.colorId(), route.exitColorId()));
+      }
+    }
+    routeList.removeAll(changes.retired());
     routeByPosition.clear();
     for (int position : routing.hostedColors()) {
       for (int colorId : routing.selfAndAncestors(position)) {
@@ -120,6 +156,7 @@ final class OrderingTables {
         }
       }
     }
+    return changes;
   }
 
   private HostedColor newHostedColor(Color color) {

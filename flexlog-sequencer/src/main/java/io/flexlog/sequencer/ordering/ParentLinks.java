@@ -10,6 +10,7 @@ import io.flexlog.core.protocol.SequencerHelloDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.TreeWatermarkDescriptor;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
 import java.util.List;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.slf4j.Logger;
@@ -262,6 +263,63 @@ final class ParentLinks {
       writeRequest(session, batch);
       endOfTurn.run();
     }
+  }
+
+  /**
+   * The parent role of {@code route} failed over ({@link ForwardRoute#retarget}): its requests that
+   * {@code formerParent} has not answered move to the session of the new parent under new request
+   * ids, oldest first, and are sent there at once if connected. The new parent has never seen them,
+   * so it gives them fresh SNs, larger than every SN of the old epoch; an answer the former parent
+   * still sends for the old ids finds nothing outstanding and is dropped, and its watermarks no
+   * longer reach the route. A range the former parent assigned without delivering stays unused:
+   * holes no replica holds (docs/architecture.md#sequencer-failover).
+   */
+  void retarget(ForwardRoute route, int formerParent) {
+    List<UpwardBatch> moved = withdrawFrom(sessions.get(formerParent), route);
+    ParentSession session = sessions.get(route.parentNodeId());
+    for (UpwardBatch batch : moved) {
+      batch.sent = false;
+      session.register(batch);
+      if (session.link() != null) {
+        writeRequest(session, batch);
+      }
+    }
+    LOG.info(
+        "node {}: the parent role of {} failed over (was on node {}); {} range requests re-sent",
+        nodeId,
+        route,
+        formerParent,
+        moved.size());
+    if (!moved.isEmpty()) {
+      endOfTurn.run();
+    }
+  }
+
+  /**
+   * Takes every request of a route this node no longer has out of its session: those the parent has
+   * not answered, oldest first, then this turn's unsent ones. Answers to them are dropped from now
+   * on; the caller hands their tokens and child requests on.
+   */
+  List<UpwardBatch> withdraw(ForwardRoute route) {
+    List<UpwardBatch> batches = withdrawFrom(sessions.get(route.parentNodeId()), route);
+    List<UpwardBatch> unsent = route.takeBatches();
+    batches.addAll(unsent);
+    unsent.clear();
+    return batches;
+  }
+
+  private static List<UpwardBatch> withdrawFrom(ParentSession session, ForwardRoute route) {
+    List<UpwardBatch> batches = new ArrayList<>();
+    if (session == null) {
+      return batches;
+    }
+    for (UpwardBatch batch : session.inRequestOrder()) {
+      if (batch.route == route) {
+        session.complete(batch.requestId);
+        batches.add(batch);
+      }
+    }
+    return batches;
   }
 
   /** Sends the route's batches of this turn up, or keeps them for the next connection. */

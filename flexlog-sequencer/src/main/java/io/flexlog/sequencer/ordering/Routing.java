@@ -29,9 +29,18 @@ import java.util.Set;
  * node and comes back to it higher up; each node only needs its own routes.
  */
 final class Routing {
-  /** A forwarding route: requests for {@code colorId} leaving over the edge {@code exitColorId}. */
+  /**
+   * A forwarding route: requests for {@code colorId} leaving over the edge {@code exitColorId} to
+   * {@code parentNodeId}, the leader of the exit's parent color in role epoch {@code parentEpoch}
+   * (0 without failover).
+   */
   record Route(
-      int colorId, int exitColorId, int parentNodeId, int[] shardIds, List<Edge> childEdges) {
+      int colorId,
+      int exitColorId,
+      int parentNodeId,
+      int parentEpoch,
+      int[] shardIds,
+      List<Edge> childEdges) {
     long key() {
       return key(colorId, exitColorId);
     }
@@ -74,6 +83,7 @@ final class Routing {
   /** One route per non-hosted ancestor X of the exit color T, i.e. X above T's parent or equal. */
   private void addRoutesThrough(Color exit) {
     int parentNode = color(exit.parentId()).sequencerId();
+    int parentEpoch = color(exit.parentId()).roleEpoch();
     for (Color x = color(exit.parentId()); x != null; x = parentOf(x)) {
       if (hosts(x.id())) {
         continue; // answered by the role here when the request reaches this node again
@@ -98,6 +108,7 @@ final class Routing {
               x.id(),
               exit.id(),
               parentNode,
+              parentEpoch,
               shards.stream().mapToInt(Integer::intValue).toArray(),
               List.copyOf(down));
       routes.put(route.key(), route);
@@ -144,6 +155,11 @@ final class Routing {
       }
     }
     return hosted;
+  }
+
+  /** The route with {@link Route#key}, or null. */
+  Route routeByKey(long key) {
+    return routes.get(key);
   }
 
   /** Every forwarding route of this node, in a deterministic order. */

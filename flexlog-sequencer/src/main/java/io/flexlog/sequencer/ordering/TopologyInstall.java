@@ -10,9 +10,10 @@ import org.slf4j.LoggerFactory;
  * How the {@link OrderingService} takes a newer topology
  * (docs/architecture.md#ordering-in-the-sequencer-tree): checks it with {@link TopologyChange},
  * installs it in the {@link OrderingTables} and the {@link ReplicaRegistry}, writes a join mark for
- * every hosted color whose subtree gained shards (docs/architecture.md#subscribe), and lets the
- * parent and child links follow. Like the service, it touches no socket: frames go through the
- * {@link Broadcaster} and the links, and the end of the turn is scheduled through the service.
+ * every hosted color whose subtree gained shards (docs/architecture.md#subscribe), lets the parent
+ * and child links follow, and after a failover lets the routes follow the moved roles ({@link
+ * TreeHealing}). Like the service, it touches no socket: frames go through the {@link Broadcaster}
+ * and the links, and the end of the turn is scheduled through the service.
  *
  * <p>Logs under the {@code OrderingService} logger, so that one logger setting covers all of the
  * node's ordering lines. Threading: the node's event loop, like the service.
@@ -26,6 +27,7 @@ final class TopologyInstall {
   private final Broadcaster broadcaster;
   private final ChildLinks childLinks;
   private final ParentLinks parentLinks;
+  private final TreeHealing healing;
   private final Runnable scheduleEndOfTurn;
 
   TopologyInstall(
@@ -42,6 +44,7 @@ final class TopologyInstall {
     this.broadcaster = broadcaster;
     this.childLinks = childLinks;
     this.parentLinks = parentLinks;
+    this.healing = new TreeHealing(nodeId, tables, parentLinks, childLinks);
     this.scheduleEndOfTurn = scheduleEndOfTurn;
   }
 
@@ -70,7 +73,7 @@ final class TopologyInstall {
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
       shardsBefore.put(hosted.role.colorId(), hosted.role.shardCount());
     }
-    tables.install(newer);
+    OrderingTables.Changes changes = tables.install(newer);
     registry.update(newer);
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
       int before = shardsBefore.get(hosted.role.colorId());
@@ -79,6 +82,7 @@ final class TopologyInstall {
       }
     }
     parentLinks.install();
+    healing.apply(changes);
     parentLinks.onTopologyChanged();
     childLinks.onTopologyChanged();
     scheduleEndOfTurn.run();

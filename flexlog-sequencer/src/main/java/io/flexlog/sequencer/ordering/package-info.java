@@ -24,7 +24,8 @@
  *       shards as {@code ShardSlots}. {@code Routing} computes roles and routes from the topology,
  *       {@code OrderingTables} holds them with their {@code JoinMarks}, {@code TopologyChange} says
  *       which newer topologies can be applied, and {@code TopologyInstall} applies one (tables,
- *       registry, join marks, links).
+ *       registry, join marks, links); after a failover {@code TreeHealing} lets routes follow the
+ *       moved roles.
  *   <li>Replicas below: {@code ReplicaRegistry} maps each shard to its replicas' connections
  *       ({@code ShardTargets}); {@code CatchUp} writes what a newly registered replica must hear
  *       first.

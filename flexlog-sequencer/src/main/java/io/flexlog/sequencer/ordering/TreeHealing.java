@@ -1,0 +1,117 @@
+package io.flexlog.sequencer.ordering;
+
+import io.flexlog.core.model.Shard;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a node follows a failover in the sequencer tree (docs/architecture.md#sequencer-failover,
+ * "the tree heals"), after {@link OrderingTables#install} applied a topology in which a role moved:
+ *
+ * <ul>
+ *   <li>A route whose parent role moved to another node, or to a larger role epoch, moves its
+ *       unanswered range requests to the new parent ({@link ParentLinks#retarget}).
+ *   <li>A route this node no longer has (it took the role its requests climbed to, or the path now
+ *       leaves over another edge) hands the tokens of its unanswered requests to whatever orders
+ *       them now: the role here or the new route. Its child requests are refused (ERROR with their
+ *       ids), so the child nodes send them again and they take the new path.
+ *   <li>A role handed to another node does the same with its unpublished batch: tokens of shards
+ *       whose color is still hosted here climb the new route; ranges of child nodes are refused.
+ * </ul>
+ *
+ * Tokens of shards whose color left this node are dropped: their replicas fence this node and order
+ * them with the new leader after their sync phase (docs/architecture.md#fencing). Every token
+ * handed on is still unanswered here, so it gets exactly one SN from this node; the old parent's
+ * range for it, if any, is never delivered (holes).
+ *
+ * <p>Logs under the {@code OrderingService} logger. Threading: the node's event loop.
+ */
+final class TreeHealing {
+  private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
+
+  private final int nodeId;
+  private final OrderingTables tables;
+  private final ParentLinks parentLinks;
+  private final ChildLinks childLinks;
+
+  TreeHealing(int nodeId, OrderingTables tables, ParentLinks parentLinks, ChildLinks childLinks) {
+    this.nodeId = nodeId;
+    this.tables = tables;
+    this.parentLinks = parentLinks;
+    this.childLinks = childLinks;
+  }
+
+  /** Follows {@code changes}; the parent sessions of the new topology must exist already. */
+  void apply(OrderingTables.Changes changes) {
+    for (OrderingRole role : changes.droppedRoles()) {
+      int handed = handOn(role.colorId(), role, role.batch());
+      childLinks.answer(role.colorId(), role.ranges());
+      LOG.info(
+          "node {}: role of color {} left this node; {} token(s) handed on, {} child request(s)"
+              + " refused for a retry",
+          nodeId,
+          OrderingService.describe(role.color()),
+          handed,
+          role.ranges().size());
+      role.clearBatch();
+    }
+    for (int i = 0; i < changes.retargeted().size(); i++) {
+      parentLinks.retarget(changes.retargeted().get(i), changes.formerParents().get(i));
+    }
+    for (ForwardRoute route : changes.retired()) {
+      List<UpwardBatch> batches = parentLinks.withdraw(route);
+      int handed = 0;
+      int refused = 0;
+      for (UpwardBatch batch : batches) {
+        handed += handOn(route.colorId(), route, batch.tokens);
+        refused += batch.children.size();
+        childLinks.answer(route.colorId(), batch.children);
+      }
+      LOG.info(
+          "node {}: {} is gone; {} unanswered token(s) handed on, {} child request(s) refused for"
+              + " a retry",
+          nodeId,
+          route,
+          handed,
+          refused);
+    }
+  }
+
+  /** Offers the unanswered tokens of {@code batch} to what orders {@code colorId} for them now. */
+  private int handOn(int colorId, ShardSlots slots, ColorBatch batch) {
+    int handed = 0;
+    for (int k = 0; k < batch.activeSlotCount(); k++) {
+      int slot = batch.activeSlot(k);
+      TokenOrderer orderer = null;
+      int newSlot = -1;
+      int shardId = slots.shardId(slot);
+      Shard shard = tables.topology().shard(shardId).orElse(null);
+      if (shard != null && tables.hosted(shard.colorId()) != null) {
+        OrderingTables.HostedColor hosted = tables.hosted(colorId);
+        if (hosted != null) {
+          orderer = hosted.role;
+          newSlot = hosted.role.shardSlot(shardId);
+        } else {
+          ForwardRoute route = tables.route(shard.colorId(), colorId);
+          if (route != null) {
+            orderer = route;
+            newSlot = route.shardSlot(shardId);
+          }
+        }
+      }
+      if (orderer == null || newSlot < 0) {
+        continue; // the shard's replicas moved with its role; they order the tokens there
+      }
+      for (int j = 0; j < batch.entryCount(slot); j++) {
+        int entry = batch.entry(slot, j);
+        if (batch.sn(entry) <= 0) {
+          // An SN already known there was sent to the shard's replicas when it was given.
+          orderer.offer(newSlot, batch.hi(entry), batch.lo(entry));
+          handed++;
+        }
+      }
+    }
+    return handed;
+  }
+}
