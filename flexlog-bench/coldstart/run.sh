@@ -13,8 +13,10 @@ work=${TMPDIR:-/tmp}/flexlog-coldstart
 m2=${M2:-$HOME/.m2/repository}
 mkdir -p "$work/flexlog" "$work/kafka"
 
-# FlexLog client closure: the client jar and its runtime dependencies, optional codecs excluded.
-(cd "$home" && mvn -o -q -pl flexlog-client dependency:build-classpath -DincludeScope=runtime \
+# FlexLog client closure: the client jar and its runtime dependencies, optional codecs excluded
+# (packaged here so that -am resolves flexlog-core from the reactor; the client, built last,
+# writes the file last).
+(cd "$home" && mvn -o -q -pl flexlog-client -am package dependency:build-classpath -DskipTests -Djacoco.skip=true -DincludeScope=runtime \
   -DexcludeArtifactIds=lz4-java,zstd-jni -Dmdep.outputFile="$work/flexlog/cp.txt") >&2
 # flexlog-core from this checkout, not the copy a reactor-less resolution finds in ~/.m2.
 own() { ls "$home/$1"/target/"$1"-*.jar | grep -v -e sources -e tests | head -n1; }

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -123,18 +124,23 @@ public final class KafkaRebalance {
     }
     Map<Integer, Long> firstAfterKill = new ConcurrentHashMap<>();
     long[] killedAt = {Long.MAX_VALUE};
+    boolean[] running = {true};
     List<Thread> threads = new ArrayList<>();
     for (KafkaConsumer<byte[], byte[]> c : survivors) {
       Thread t =
           new Thread(
               () -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                  for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(20))) {
-                    long now = System.nanoTime();
-                    if (now > killedAt[0]) {
-                      firstAfterKill.putIfAbsent(r.partition(), now);
+                try {
+                  while (running[0]) {
+                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(20))) {
+                      long now = System.nanoTime();
+                      if (now > killedAt[0]) {
+                        firstAfterKill.putIfAbsent(r.partition(), now);
+                      }
                     }
                   }
+                } catch (WakeupException e) {
+                  // asked to stop
                 }
                 c.close(Duration.ofSeconds(1));
               },
@@ -158,7 +164,8 @@ public final class KafkaRebalance {
             + " its %d partitions read again after %.0f ms%n",
         MEMBERS, partitions, sessionTimeoutMs, victimPartitions.size(), worst / 1e6);
     ticker.shutdownNow();
-    threads.forEach(Thread::interrupt);
+    running[0] = false;
+    survivors.forEach(KafkaConsumer::wakeup);
     for (Thread t : threads) {
       t.join(5000);
     }
