@@ -139,9 +139,9 @@ final class SimWorld {
             ? cluster.apply(random)
             : faults == Faults.TREE_LEADER_FAIL
                 ? SimScenarios.failoverTree(random)
-            : faults.failover()
-                ? SimScenarios.failover(random)
-                : SimScenarios.forSeed(seed, random);
+                : faults.failover()
+                    ? SimScenarios.failover(random)
+                    : SimScenarios.forSeed(seed, random);
     this.scenario = s.name();
     this.topology = s.topology();
     // A role in a leased epoch cannot move to a new epoch by itself when its counter runs out
