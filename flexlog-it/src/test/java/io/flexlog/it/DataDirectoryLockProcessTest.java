@@ -50,7 +50,7 @@ class DataDirectoryLockProcessTest {
     Path data = dir.resolve("data");
     Process first = start(dev(data, FreePorts.consecutive(4)));
     awaitReady(first);
-    Map<String, String> before = digest(data);
+    Map<String, String> before = settledDigest(data);
 
     Process second = start(dev(data, FreePorts.consecutive(4)));
     assertThat(second.waitFor(READY_TIMEOUT_S, TimeUnit.SECONDS)).isTrue();
@@ -86,7 +86,7 @@ class DataDirectoryLockProcessTest {
             - {id: 0, color: global, replicas: [1]}
         """
             .formatted(FreePorts.consecutive(1), FreePorts.consecutive(1)));
-    Map<String, String> before = digest(data);
+    Map<String, String> before = settledDigest(data);
 
     List<String> command = java();
     command.addAll(
@@ -178,6 +178,25 @@ class DataDirectoryLockProcessTest {
   }
 
   /** Every regular file under {@code root} (the lock file too) and the SHA-256 of its bytes. */
+  /**
+   * The digest once the running cluster's own start-up writes are done: its replicas save their
+   * sync points in the background soon after start (docs/architecture.md#durable-sync-points), and
+   * only what the refused process does is under test.
+   */
+  private static Map<String, String> settledDigest(Path root) throws Exception {
+    Map<String, String> last = digest(root);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(1500);
+      Map<String, String> now = digest(root);
+      if (now.equals(last)) {
+        return now;
+      }
+      last = now;
+    }
+    throw new AssertionError("the running dev cluster kept changing " + root + " for 20 s");
+  }
+
   private static Map<String, String> digest(Path root) throws Exception {
     Map<String, String> files = new TreeMap<>();
     try (Stream<Path> paths = Files.walk(root)) {
