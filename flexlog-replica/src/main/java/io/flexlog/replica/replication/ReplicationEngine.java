@@ -7,7 +7,6 @@ import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
-import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.SubscribeCreditDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
@@ -20,7 +19,6 @@ import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.SyncPointStore;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
@@ -57,10 +55,8 @@ public final class ReplicationEngine {
   private final SyncPhase sync;
   private final SyncPoints syncPoints;
   private final TurnConductor turn;
+  private final OrderResponses orderResponses;
   private StagingHook staging = StagingHook.NONE;
-
-  /** Order responses dropped by the fence of {@link #onOrderResponse}; event loop only. */
-  private long fencedResponses;
 
   public ReplicationEngine(
       int nodeId,
@@ -111,13 +107,8 @@ public final class ReplicationEngine {
             registry);
     this.turn =
         new TurnConductor(runtime, storage, shards, appends, reads, subscriptions, sync, publisher);
+    this.orderResponses = new OrderResponses(nodeId, shards, appends, registry);
     shards.onMarks(subscriptions::onMark);
-    FunctionCounter.builder("flexlog.replica.fenced", this, e -> e.fencedResponses)
-        .tag("node", Integer.toString(nodeId))
-        .description(
-            "order responses dropped because they came from a sequencer node that the replica's"
-                + " topology no longer names as the leader of the shard's role")
-        .register(registry);
   }
 
   /** On a Netty event executor (see {@link EventExecutorRuntime}). */
@@ -362,43 +353,13 @@ public final class ReplicationEngine {
   // ---------------------------------------------------------------- sequencer frames
 
   /**
-   * ORDER_RESPONSE from sequencer node {@code sequencerId}. Fenced (docs/architecture.md#fencing):
-   * taken only from the node this replica's newest topology names as the leader of the shard's
-   * role; once a topology with a newer role epoch names another node, the old leader's answers are
-   * dropped and counted ({@code flexlog.replica.fenced}).
+   * ORDER_RESPONSE from sequencer node {@code sequencerId}, taken only past the fence of {@link
+   * OrderResponses} (docs/architecture.md#fencing).
    */
   public void onOrderResponse(int sequencerId, ByteBuf frame) {
-    int colorId = OrderResponseDescriptor.colorId(frame);
-    int shardId = OrderResponseDescriptor.shardId(frame);
-    if (!shards.hosts(shardId)) {
-      LOG.warn("ORDER_RESPONSE for shard {} which node {} does not host", shardId, nodeId);
-      return;
+    if (orderResponses.onOrderResponse(sequencerId, frame)) {
+      turn.request();
     }
-    if (shards.sequencerOf(shardId) != sequencerId) {
-      fencedResponses++;
-      if (fencedResponses == 1 || Long.bitCount(fencedResponses) == 1) {
-        LOG.warn(
-            "replica {}: dropped ORDER_RESPONSE for shard {} from sequencer node {}: topology {}"
-                + " names node {} as the leader of its role ({} dropped so far)",
-            nodeId,
-            shardId,
-            sequencerId,
-            shards.topology().version(),
-            shards.sequencerOf(shardId),
-            fencedResponses);
-      }
-      return;
-    }
-    int count = OrderResponseDescriptor.count(frame);
-    for (int i = 0; i < count; i++) {
-      appends.onAssigned(
-          shardId,
-          colorId,
-          OrderResponseDescriptor.tokenSession(frame, i),
-          OrderResponseDescriptor.tokenSequence(frame, i),
-          OrderResponseDescriptor.sn(frame, i));
-    }
-    turn.request();
   }
 
   /** A watermark from sequencer node {@code sequencerId}; see {@link ShardLogs#onWatermark}. */
