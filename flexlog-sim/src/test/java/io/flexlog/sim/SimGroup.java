@@ -30,6 +30,13 @@ final class SimGroup implements SimGuest {
   static final long SESSION_TIMEOUT_MS = 1500;
   static final long HEARTBEAT_MS = 300;
   static final long MAX_POLL_INTERVAL_MS = 2000;
+
+  /**
+   * Group records between two checkpoints: few, so that a run of a few dozen group records
+   * checkpoints and trims the group log several times and members resume from checkpoints.
+   */
+  static final int CHECKPOINT_EVERY = 2;
+
   private static final int MAX_LIVE = 5;
   private static final long CONVERGE_WITHIN_MS = 120_000;
 
@@ -187,9 +194,10 @@ final class SimGroup implements SimGuest {
 
   /**
    * Member faults stop: stalled members poll again, members that left join again, and if none is
-   * alive one starts. Every live member then runs its thread, polls and commits what moved, with
-   * virtual time passing whenever nothing else moves, until the group converges; within {@link
-   * #CONVERGE_WITHIN_MS} or the run fails.
+   * alive one starts; once the group converged, one more starts and it must converge again. Every
+   * live member then runs its thread, polls and commits what moved, with virtual time passing
+   * whenever nothing else moves, until the group converges; within {@link #CONVERGE_WITHIN_MS} or
+   * the run fails.
    */
   @Override
   public void healAndCheck() {
@@ -203,6 +211,17 @@ final class SimGroup implements SimGuest {
     if (live().isEmpty()) {
       start();
     }
+    if (converge()) {
+      // A late joiner: it reads the group log from its start, which the leader may have trimmed
+      // by now, so it must resume from the checkpoint the trimmed log starts with.
+      world.trace.note("a late member joins");
+      start();
+      converge();
+    }
+  }
+
+  /** Runs the group until it converges: true, or false after failing the run. */
+  private boolean converge() {
     long deadline = world.clock.nowMs() + CONVERGE_WITHIN_MS;
     while (true) {
       boolean moved = world.connectAll();
@@ -225,7 +244,7 @@ final class SimGroup implements SimGuest {
       if (!moved) {
         String missing = notConverged();
         if (missing == null) {
-          break;
+          return true;
         }
         if (world.clock.nowMs() > deadline) {
           world.fail(
@@ -233,7 +252,7 @@ final class SimGroup implements SimGuest {
                   ? Invariant.GROUP_PROCESSED_ALL
                   : Invariant.GROUP_CONVERGES,
               "not converged " + CONVERGE_WITHIN_MS + " ms after healing: " + missing);
-          break;
+          return false;
         }
         world.clock.fireNext();
       }
@@ -305,7 +324,8 @@ final class SimGroup implements SimGuest {
     return String.format(
         "%d group records, %d members started, %d crashed, %d left, %d closed, %d stalls;"
             + " %d commits accepted,"
-            + " %d rejected (%d told), %d records processed (%d again)",
+            + " %d rejected (%d told), %d records processed (%d again); %d valid checkpoints,"
+            + " %d trims (%d done), %d resumed from a checkpoint",
         referee.recordsApplied,
         members.size(),
         crashes,
@@ -316,6 +336,10 @@ final class SimGroup implements SimGuest {
         referee.commitsRejected,
         referee.rejectionsTold,
         referee.processed.size(),
-        referee.duplicates);
+        referee.duplicates,
+        referee.checkpoints,
+        referee.trims,
+        referee.trimsDone,
+        referee.restores);
   }
 }

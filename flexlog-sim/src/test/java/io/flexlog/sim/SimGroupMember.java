@@ -61,7 +61,8 @@ final class SimGroupMember implements MemberLogic.Log {
             SimGroup.SESSION_TIMEOUT_MS,
             SimGroup.HEARTBEAT_MS * 1_000_000L,
             SimGroup.MAX_POLL_INTERVAL_MS * 1_000_000L,
-            this);
+            this,
+            SimGroup.CHECKPOINT_EVERY);
     this.own = new OwnRecords(logic.state());
     this.groupStream = client.subscribe(SimGroup.GROUP_COLOR);
   }
@@ -250,7 +251,17 @@ final class SimGroupMember implements MemberLogic.Log {
 
   @Override
   public void trimBefore(long sn) {
-    client.trim(SimGroup.GROUP_COLOR, sn - 1);
+    group.referee.trimmed(sn);
+    client
+        .trim(SimGroup.GROUP_COLOR, sn - 1)
+        .whenComplete(
+            (r, e) -> {
+              world.trace.note(
+                  id + " trims the group log before " + sn + ": " + (e != null ? e : r));
+              if (e == null) {
+                group.referee.trimsDone++;
+              }
+            });
   }
 
   @Override

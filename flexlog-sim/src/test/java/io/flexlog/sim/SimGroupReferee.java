@@ -46,6 +46,19 @@ final class SimGroupReferee {
   final Set<Long> processed = new HashSet<>();
 
   long recordsApplied;
+
+  /** Records below this SN may be trimmed from the group log: the largest trim asked for. */
+  private long trimmedBelow;
+
+  /** Valid checkpoints (docs/architecture.md#consumer-groups) in the group log. */
+  long checkpoints;
+
+  long trims;
+  long trimsDone;
+
+  /** Readers that found the records after their last one trimmed and resumed from a checkpoint. */
+  long restores;
+
   long commitsAccepted;
   long commitsRejected;
   long rejectionsTold;
@@ -65,7 +78,10 @@ final class SimGroupReferee {
       apply(sn, record);
     }
     Long skipped = records.higherKey(previousSn);
-    if (skipped != null && skipped < sn) {
+    if (skipped != null && skipped < sn && resumedAfterTrim(sn, record)) {
+      restores++;
+      world.trace.note(member + " resumes from the checkpoint at " + Sn.describe(sn));
+    } else if (skipped != null && skipped < sn) {
       world.fail(
           Invariant.GROUP_AGREEMENT,
           member
@@ -98,6 +114,21 @@ final class SimGroupReferee {
     }
   }
 
+  /**
+   * A reader may pass over records only where a trim took them, and only to the checkpoint the
+   * trimmed log starts with (docs/architecture.md#consumer-groups): every record between its last
+   * one and {@code sn} lies below a trim asked for, and the record it lands on is a checkpoint.
+   */
+  private boolean resumedAfterTrim(long sn, GroupRecord record) {
+    return record instanceof GroupRecord.Checkpoint && records.lowerKey(sn) < trimmedBelow;
+  }
+
+  /** A member asked to trim the group log's records below {@code sn}. */
+  void trimmed(long sn) {
+    trims++;
+    trimmedBelow = Math.max(trimmedBelow, sn);
+  }
+
   private void apply(long sn, GroupRecord record) {
     Boolean current = null;
     String key = null;
@@ -105,8 +136,12 @@ final class SimGroupReferee {
       key = c.writer() + "#" + c.seq();
       current = stillOwned(c);
     }
+    long lastBefore = state.lastAppliedSn();
     GroupState.Outcome outcome = state.apply(sn, record);
     recordsApplied++;
+    if (record instanceof GroupRecord.Checkpoint c && c.basedOnSn() == lastBefore) {
+      checkpoints++; // valid: based on the record just before it
+    }
     world.trace.note("group log " + Sn.describe(sn) + ": " + record + " -> " + outcome);
     records.put(sn, record);
     states.put(sn, state.snapshot());

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 public final class MemberLogic {
   private static final Logger LOG = LoggerFactory.getLogger(MemberLogic.class);
 
-  /** Records between two checkpoints of the group log. */
+  /** Records between two checkpoints of the group log, by default. */
   public static final int CHECKPOINT_EVERY = 1000;
 
   /** Where the member's records go. */
@@ -43,6 +43,7 @@ public final class MemberLogic {
   private final long heartbeatNs;
   private final long maxPollIntervalNs;
   private final Log log;
+  private final int checkpointEvery;
   private final GroupState state = new GroupState();
   private final Map<String, Long> seenNs = new HashMap<>();
   private final Map<String, Long> expelsSent = new HashMap<>();
@@ -64,16 +65,41 @@ public final class MemberLogic {
   private long lastPollNs;
   private long assignSentFor = -1;
   private long checkpointSentAt = -1;
+
+  /** Whether the current {@link #duties} call wrote a record. */
+  private boolean wroteThisTurn;
+
+  /** The SN of this member's newest checkpoint once its append is acknowledged; -1 before. */
   private long checkpointSn = -1;
+
   private long lastValidCheckpointSn;
+  private long previousValidCheckpointSn;
 
   public MemberLogic(
       String memberId, long sessionTimeoutMs, long heartbeatNs, long maxPollIntervalNs, Log log) {
+    this(memberId, sessionTimeoutMs, heartbeatNs, maxPollIntervalNs, log, CHECKPOINT_EVERY);
+  }
+
+  /**
+   * @param checkpointEvery records of the group log between two checkpoints the leader writes (the
+   *     simulation takes few, so that its short runs checkpoint and trim the group log)
+   */
+  public MemberLogic(
+      String memberId,
+      long sessionTimeoutMs,
+      long heartbeatNs,
+      long maxPollIntervalNs,
+      Log log,
+      int checkpointEvery) {
+    if (checkpointEvery <= 0) {
+      throw new IllegalArgumentException("checkpointEvery must be > 0: " + checkpointEvery);
+    }
     this.memberId = memberId;
     this.sessionTimeoutMs = sessionTimeoutMs;
     this.heartbeatNs = heartbeatNs;
     this.maxPollIntervalNs = maxPollIntervalNs;
     this.log = log;
+    this.checkpointEvery = checkpointEvery;
   }
 
   public String memberId() {
@@ -156,23 +182,36 @@ public final class MemberLogic {
     } else if (record instanceof GroupRecord.Heartbeat h) {
       seenNs.put(h.member(), nowNs);
     } else if (record instanceof GroupRecord.Checkpoint c && c.basedOnSn() == basedOn) {
-      // A valid checkpoint. After our own, the log before the previous one is no longer needed;
-      // keeping one interval lets readers that are a little behind read on without a restore.
-      if (sn == checkpointSn && lastValidCheckpointSn > 0) {
-        log.trimBefore(lastValidCheckpointSn);
-      }
+      previousValidCheckpointSn = lastValidCheckpointSn;
       lastValidCheckpointSn = sn;
+      trimAfterOwnCheckpoint();
     }
     return outcome;
   }
 
+  /**
+   * Once this member's own checkpoint is both acknowledged and applied as valid, the log before the
+   * previous valid checkpoint is no longer needed: keeping one interval lets readers that are a
+   * little behind read on without a restore. Either may come first (the subscription can deliver
+   * the checkpoint before its append is acknowledged), so both call this.
+   */
+  private void trimAfterOwnCheckpoint() {
+    if (checkpointSn > 0
+        && checkpointSn == lastValidCheckpointSn
+        && previousValidCheckpointSn > 0) {
+      checkpointSn = -1;
+      log.trimBefore(previousValidCheckpointSn);
+    }
+  }
+
   /** Writes what is due at {@code nowNs}. */
   public void duties(long nowNs) {
+    wroteThisTurn = false;
     if (wantJoin && !joinSent) {
       joinSent = true;
       joinSeen = false;
       lastBeatSentNs = nowNs;
-      log.append(new GroupRecord.Join(memberId, sessionTimeoutMs, colors), () -> joinSent = false);
+      write(new GroupRecord.Join(memberId, sessionTimeoutMs, colors), () -> joinSent = false);
     }
     boolean member = state.member(memberId) != null;
     if (wantJoin && joinSeen && !member) {
@@ -183,7 +222,7 @@ public final class MemberLogic {
     // Only while the application wants to be in: if its LEAVE is lost, EXPEL removes it.
     if (member && wantJoin && !leaving && nowNs - lastBeatSentNs >= heartbeatNs) {
       lastBeatSentNs = nowNs;
-      log.append(new GroupRecord.Heartbeat(memberId), null);
+      write(new GroupRecord.Heartbeat(memberId), null);
     }
     if (member && wantJoin && nowNs - lastPollNs > maxPollIntervalNs) {
       LOG.warn(
@@ -192,7 +231,7 @@ public final class MemberLogic {
       wantJoin = false;
       leftForPollTimeout = true;
       leaving = true;
-      log.append(new GroupRecord.Leave(memberId), null);
+      write(new GroupRecord.Leave(memberId), null);
     }
     expelSilentMembers(nowNs);
     if (memberId.equals(state.leader())) {
@@ -213,9 +252,14 @@ public final class MemberLogic {
             m.id(),
             (nowNs - seen) / 1_000_000);
         expelsSent.put(m.id(), m.lastBeatSn());
-        log.append(new GroupRecord.Expel(m.id(), m.lastBeatSn()), () -> expelsSent.remove(m.id()));
+        write(new GroupRecord.Expel(m.id(), m.lastBeatSn()), () -> expelsSent.remove(m.id()));
       }
     }
+  }
+
+  private void write(GroupRecord record, Runnable onFailure) {
+    wroteThisTurn = true;
+    log.append(record, onFailure);
   }
 
   private void leaderDuties() {
@@ -231,14 +275,19 @@ public final class MemberLogic {
       Map<ColorShard, String> owners =
           StickyAssignor.assign(state.members(), shards, state.owners());
       LOG.info("group generation {}: assigning {}", generation, owners);
-      log.append(new GroupRecord.Assign(generation, owners), () -> assignSentFor = -1);
+      write(new GroupRecord.Assign(generation, owners), () -> assignSentFor = -1);
     }
-    if (state.appliedSinceCheckpoint() >= CHECKPOINT_EVERY
-        && checkpointSentAt != state.lastAppliedSn()) {
+    // Not after a record of this call: ordered before the checkpoint, it would make it invalid.
+    if (state.appliedSinceCheckpoint() >= checkpointEvery
+        && checkpointSentAt != state.lastAppliedSn()
+        && !wroteThisTurn) {
       checkpointSentAt = state.lastAppliedSn();
       log.appendCheckpoint(
           new GroupRecord.Checkpoint(state.lastAppliedSn(), state.snapshot()),
-          sn -> checkpointSn = state.lastAppliedSn() >= sn ? -1 : sn);
+          sn -> {
+            checkpointSn = sn;
+            trimAfterOwnCheckpoint();
+          });
     }
   }
 }
