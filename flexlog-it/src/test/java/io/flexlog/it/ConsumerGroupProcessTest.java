@@ -72,7 +72,8 @@ class ConsumerGroupProcessTest {
             "{id: 0, name: global, sequencer: 0}",
             "{id: 1, name: " + COLOR + ", parent: global, sequencer: 0}",
             "{id: 2, name: " + FlexLogGroups.groupColor(GROUP) + ", parent: global, sequencer: 0}"),
-        shards);
+        shards,
+        false);
   }
 
   private Process startMember(int i) throws IOException {

@@ -92,7 +92,8 @@ class FaultInjectionHistoryTest {
             "{id: 2, name: right, parent: global, sequencer: 1}"),
         List.of(
             "{id: 0, color: left, replicas: [2, 3, 4]}",
-            "{id: 1, color: right, replicas: [2, 3, 4]}"));
+            "{id: 1, color: right, replicas: [2, 3, 4]}"),
+        false);
   }
 
   @AfterEach

@@ -82,6 +82,11 @@ final class HistorySubscriber {
     }
   }
 
+  /** The color it follows. */
+  String color() {
+    return color;
+  }
+
   /** The last SN delivered, 0 before the first. */
   long lastSn() {
     return lastSn.get();

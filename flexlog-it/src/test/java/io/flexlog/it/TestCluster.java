@@ -1,5 +1,6 @@
 package io.flexlog.it;
 
+import io.flexlog.core.testing.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -65,16 +66,23 @@ final class TestCluster implements AutoCloseable {
    *
    * @param colors YAML flow mappings of {@code cluster.colors}, one per entry
    * @param shards YAML flow mappings of {@code cluster.shards}, one per entry
+   * @param failover whether the sequencer nodes form the metadata quorum (each with an admin and a
+   *     metadata port) with {@code sequencer-failover} on, every one a backup of every role
    */
   record Layout(
-      List<Integer> sequencers, List<Integer> replicas, List<String> colors, List<String> shards) {
+      List<Integer> sequencers,
+      List<Integer> replicas,
+      List<String> colors,
+      List<String> shards,
+      boolean failover) {
     /** One sequencer hosting {@code global}, one shard of three replicas. */
     static Layout flat() {
       return new Layout(
           List.of(SEQUENCER),
           REPLICAS,
           List.of("{id: 0, name: global, sequencer: 0}"),
-          List.of("{id: 0, color: global, replicas: [1, 2, 3]}"));
+          List.of("{id: 0, color: global, replicas: [1, 2, 3]}"),
+          false);
     }
 
     /**
@@ -95,7 +103,8 @@ final class TestCluster implements AutoCloseable {
               "{id: 0, color: left, replicas: [3, 4, 5]}",
               "{id: 1, color: left, replicas: [6, 7, 8]}",
               "{id: 2, color: right, replicas: [3, 4, 5]}",
-              "{id: 3, color: right, replicas: [6, 7, 8]}"));
+              "{id: 3, color: right, replicas: [6, 7, 8]}"),
+          false);
     }
   }
 
@@ -103,6 +112,8 @@ final class TestCluster implements AutoCloseable {
   private final Layout layout;
   private final Path config;
   private final Map<Integer, Integer> ports = new TreeMap<>();
+  // Sequencer id -> its admin port (the metadata port is the next one), with failover only.
+  private final Map<Integer, Integer> adminPorts = new TreeMap<>();
   // Node id -> the port every other node and every client is told to use (a proxy's), if any.
   private final Map<Integer, Integer> advertised = new TreeMap<>();
   private final Map<Integer, Node> nodes = new TreeMap<>();
@@ -114,6 +125,9 @@ final class TestCluster implements AutoCloseable {
     this.config = dir.resolve("cluster.yaml");
     for (int id : layout.sequencers()) {
       ports.put(id, freePort());
+      if (layout.failover()) {
+        adminPorts.put(id, FreePorts.consecutive(2));
+      }
     }
     for (int id : layout.replicas()) {
       ports.put(id, freePort());
@@ -137,7 +151,8 @@ final class TestCluster implements AutoCloseable {
    */
   private String yaml(int self) {
     StringBuilder y = new StringBuilder();
-    y.append("cluster:\n  max-record-bytes: 1MiB\n  nodes:\n");
+    y.append("cluster:\n  max-record-bytes: 1MiB\n");
+    y.append(layout.failover() ? "  sequencer-failover: true\n  nodes:\n" : "  nodes:\n");
     for (int sequencer : layout.sequencers()) {
       y.append(node(sequencer, "sequencer", self));
     }
@@ -157,7 +172,11 @@ final class TestCluster implements AutoCloseable {
 
   private String node(int id, String kind, int self) {
     int port = id == self ? ports.get(id) : advertised.getOrDefault(id, ports.get(id));
-    return "    - {id: %d, kind: %s, host: 127.0.0.1, port: %d}\n".formatted(id, kind, port);
+    Integer admin = adminPorts.get(id);
+    String quorum =
+        admin == null ? "" : ", admin-port: %d, metadata-port: %d".formatted(admin, admin + 1);
+    return "    - {id: %d, kind: %s, host: 127.0.0.1, port: %d%s}\n"
+        .formatted(id, kind, port, quorum);
   }
 
   /** The port node {@code id} listens on. */
@@ -185,11 +204,21 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Starts the sequencers (root first), then the replicas in parallel; returns when all are ready.
+   * Starts the sequencers (root first; with failover all at once, since the metadata quorum needs a
+   * majority), then the replicas in parallel; returns when all are ready.
    */
   TestCluster start() throws Exception {
+    List<Node> sequencers = new ArrayList<>();
     for (int sequencer : layout.sequencers()) {
-      startNode(sequencer).awaitReady();
+      Node node = startNode(sequencer);
+      if (layout.failover()) {
+        sequencers.add(node);
+      } else {
+        node.awaitReady();
+      }
+    }
+    for (Node sequencer : sequencers) {
+      sequencer.awaitReady();
     }
     List<Node> replicas = new ArrayList<>();
     for (int replica : layout.replicas()) {
@@ -201,8 +230,22 @@ final class TestCluster implements AutoCloseable {
     return this;
   }
 
+  /** The root sequencer; with failover every sequencer, since any of them may be down. */
   String bootstrap() {
-    return "127.0.0.1:" + ports.get(layout.sequencers().get(0));
+    List<Integer> nodes =
+        layout.failover() ? layout.sequencers() : layout.sequencers().subList(0, 1);
+    List<String> addresses = new ArrayList<>();
+    nodes.forEach(id -> addresses.add("127.0.0.1:" + ports.get(id)));
+    return String.join(",", addresses);
+  }
+
+  /** The admin service of sequencer {@code id} (failover layouts only). */
+  String adminAddress(int id) {
+    Integer port = adminPorts.get(id);
+    if (port == null) {
+      throw new IllegalArgumentException("node " + id + " serves no admin service");
+    }
+    return "127.0.0.1:" + port;
   }
 
   int replicaPort(int replica) {

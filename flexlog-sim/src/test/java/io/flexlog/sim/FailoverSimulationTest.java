@@ -99,8 +99,23 @@ class FailoverSimulationTest {
         .isGreaterThan(SEEDS / 4);
   }
 
+  /**
+   * (f) In a three-level tree with a spare sequencer node, the leader of the middle color (or of
+   * {@code global} or the leaf) fails: the spare takes the middle role and forwards {@code global}
+   * further up, so the leaf's node re-targets its routes to a node that only forwards them.
+   */
+  @Test
+  void shouldHealADeepTreeWhenARouteReTargetsToAForwardingNode() {
+    Totals totals = runAll(16_000_000L, Faults.DEEP_TREE_FAIL);
+    assertThat(total(totals.takeovers)).as("takeovers over all seeds").isGreaterThan(SEEDS / 2);
+    assertThat(total(totals.forwardingMoves))
+        .as("moves of a role with a child elsewhere to a node that does not lead its parent")
+        .isGreaterThan(SEEDS / 2);
+  }
+
   private static final class Totals {
     long parentMoves;
+    long forwardingMoves;
     long acked;
     long takeovers;
     long retakes;
@@ -125,6 +140,7 @@ class FailoverSimulationTest {
       totals.takeovers += world.failover.takeovers;
       totals.retakes += world.failover.retakes;
       totals.parentMoves += world.failover.parentMoves;
+      totals.forwardingMoves += world.failover.forwardingMoves;
       totals.leaderFaults += world.failoverFaults().leaderFaults;
       totals.syncOverlaps += world.failoverFaults().syncOverlaps;
       totals.ackedAfterTakeover += world.failover.ackedAfterTakeover ? 1 : 0;
@@ -134,7 +150,8 @@ class FailoverSimulationTest {
     System.out.printf(
         "failover simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s), %d appends"
             + " acknowledged, %d leader faults, %d takeovers, %d retakes by restarted leaders,"
-            + " %d replica faults overlapping a leader failure, %d moves of a parent role%n",
+            + " %d replica faults overlapping a leader failure, %d moves of a parent role (%d to"
+            + " a node that only forwards further up)%n",
         faults,
         seeds.length,
         steps,
@@ -145,7 +162,8 @@ class FailoverSimulationTest {
         totals.takeovers,
         totals.retakes,
         totals.syncOverlaps,
-        totals.parentMoves);
+        totals.parentMoves,
+        totals.forwardingMoves);
     totals.broken.forEach(
         (invariant, seedList) ->
             System.out.printf(

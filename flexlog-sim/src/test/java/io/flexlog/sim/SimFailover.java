@@ -65,6 +65,13 @@ final class SimFailover {
    */
   long parentMoves;
 
+  /**
+   * Of those, moves of a color that is not the root to a node that does not lead the color's
+   * parent: a child node's routes to the colors above re-target to a node that only forwards them
+   * further up.
+   */
+  long forwardingMoves;
+
   /** Proposals lost before they applied, and applied ones whose answer was lost. */
   long proposalsLost;
 
@@ -250,6 +257,11 @@ final class SimFailover {
         moved |= colorMoved;
         if (colorMoved && hasChildElsewhere(latest.topology(), c)) {
           parentMoves++;
+          if (!c.isRoot()
+              && latest.topology().color(c.parentId()).orElseThrow().sequencerId()
+                  != c.sequencerId()) {
+            forwardingMoves++;
+          }
         }
       }
       if (moved) {

@@ -14,8 +14,9 @@ import java.util.Set;
  * besides lost connections, the leader of {@code global} crashes, or is cut from the quorum while
  * it lives, or is cut from the quorum and from some replica nodes while it still reaches the
  * others, or a replica restarts or loses its sequencer link in the same step as the leader fails,
- * followed by a second leader change while that replica syncs. A node comes back, and a cut heals,
- * only after a while, so that a backup's lease runs out first.
+ * followed by a second leader change while that replica syncs; in the tree modes, the leader of
+ * {@code global} or (deep tree) of another color fails. A node comes back, and a cut heals, only
+ * after a while, so that a backup's lease runs out first.
  */
 final class SimFailoverFaults {
   /** A crashed sequencer node stays down this long: longer than a lease, so a backup takes over. */
@@ -49,16 +50,14 @@ final class SimFailoverFaults {
       world.network.drop(link, "drop " + link.describe());
     } else if (roll < 6) {
       switch (world.faults) {
-        case LEADER_CRASH -> crashLeader();
-        case LEASE_EXPIRY -> cutLeader(false);
-        case PARTITION -> cutLeader(true);
+        case LEADER_CRASH -> crashLeader(Color.GLOBAL_ID);
+        case LEASE_EXPIRY -> cutLeader(Color.GLOBAL_ID, false);
+        case PARTITION -> cutLeader(Color.GLOBAL_ID, true);
         case SYNC_TAKEOVER -> overlapSync();
-        case TREE_LEADER_FAIL -> {
-          if (random.nextBoolean()) {
-            crashLeader();
-          } else {
-            cutLeader(false);
-          }
+        case TREE_LEADER_FAIL -> crashOrCut(Color.GLOBAL_ID);
+        case DEEP_TREE_FAIL -> {
+          int pick = random.nextInt(4);
+          crashOrCut(pick < 2 ? SimScenarios.MID : pick == 2 ? Color.GLOBAL_ID : SimScenarios.LEAF);
         }
         default -> throw new IllegalStateException("not a failover mode: " + world.faults);
       }
@@ -67,23 +66,36 @@ final class SimFailoverFaults {
     }
   }
 
+  private void crashOrCut(int colorId) {
+    if (random.nextBoolean()) {
+      crashLeader(colorId);
+    } else {
+      cutLeader(colorId, false);
+    }
+  }
+
   /** The up node holding the lease of {@code global}, or null. */
   private SimSequencer leader() {
-    int id = failover.leaderOf(Color.GLOBAL_ID);
+    return leader(Color.GLOBAL_ID);
+  }
+
+  /** The up node holding the lease of {@code colorId}, or null. */
+  private SimSequencer leader(int colorId) {
+    int id = failover.leaderOf(colorId);
     SimSequencer s = id < 0 ? null : world.sequencers.get(id);
     return s != null && s.up() ? s : null;
   }
 
-  private void crashLeader() {
-    SimSequencer leader = leader();
+  private void crashLeader(int colorId) {
+    SimSequencer leader = leader(colorId);
     if (leader != null && upSequencers() > 1) {
-      world.trace.note("fault: the leader of global crashes");
+      world.trace.note("fault: the leader of color " + colorId + " crashes");
       crash(leader);
     }
   }
 
-  private void cutLeader(boolean fromSomeReplicas) {
-    SimSequencer leader = leader();
+  private void cutLeader(int colorId, boolean fromSomeReplicas) {
+    SimSequencer leader = leader(colorId);
     if (leader == null || !failover.cutFromQuorum.isEmpty()) {
       return;
     }

@@ -70,7 +70,13 @@ final class SimWorld {
      * sequencer nodes, crashes or is cut from the quorum; the children's routes must follow the
      * role to its new node (docs/architecture.md#sequencer-failover, "the tree heals").
      */
-    TREE_LEADER_FAIL;
+    TREE_LEADER_FAIL,
+    /**
+     * Failover in a three-level tree with a spare sequencer node: the leader of the middle color
+     * (mostly), of {@code global} or of the leaf color crashes or is cut from the quorum; a route
+     * may re-target to a node that only forwards the color further up.
+     */
+    DEEP_TREE_FAIL;
 
     /** Whether the mode runs with backup sequencer nodes, leases and a metadata quorum. */
     boolean failover() {
@@ -135,13 +141,7 @@ final class SimWorld {
     this.random = new Random(seed);
     this.faults = faults;
     SimScenarios.Scenario s =
-        cluster != null
-            ? cluster.apply(random)
-            : faults == Faults.TREE_LEADER_FAIL
-                ? SimScenarios.failoverTree(random)
-                : faults.failover()
-                    ? SimScenarios.failover(random)
-                    : SimScenarios.forSeed(seed, random);
+        cluster != null ? cluster.apply(random) : SimScenarios.forMode(faults, seed, random);
     this.scenario = s.name();
     this.topology = s.topology();
     // A role in a leased epoch cannot move to a new epoch by itself when its counter runs out
