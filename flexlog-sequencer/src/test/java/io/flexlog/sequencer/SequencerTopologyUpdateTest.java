@@ -283,6 +283,41 @@ class SequencerTopologyUpdateTest {
     returning.next(MessageType.WATERMARK);
   }
 
+  /** A role issues nothing at or above a mark before the mark is durable where it is kept. */
+  @Test
+  void shouldHoldOrderingUntilTheJoinMarkIsSaved() throws Exception {
+    CompletableFuture<Void> saved = new CompletableFuture<>();
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
+            V1,
+            new SimpleMeterRegistry());
+    resources.add(node);
+    node.sharedJoinMarks(
+        new JoinMarkStore() {
+          @Override
+          public List<Mark> load(int colorId) {
+            return List.of();
+          }
+
+          @Override
+          public CompletableFuture<Void> save(int colorId, List<Mark> marks) {
+            return saved;
+          }
+        });
+    node.start();
+    RawFrameClient old = connect(node);
+    old.hello(10, 0);
+    old.next(MessageType.WATERMARK);
+    node.updateTopology(V2);
+    old.next(MessageType.TOPOLOGY_MARK);
+    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
+    Thread.sleep(300);
+    assertThat(old.drain()).as("frames before the mark is saved").isEmpty();
+    saved.complete(null);
+    assertThat(old.awaitOrdered(GLOBAL.id(), 1)).hasSize(1);
+  }
+
   @Test
   void shouldIgnoreATopologyThatIsNotNewer() throws Exception {
     SequencerNode node = startNode();
