@@ -11,6 +11,7 @@ import io.flexlog.core.protocol.FrameDecoder;
 import io.flexlog.sequencer.net.ParentConnector;
 import io.flexlog.sequencer.net.SequencerChannelHandler;
 import io.flexlog.sequencer.ordering.IssueGate;
+import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.flexlog.sequencer.ordering.NodeRuntime;
 import io.flexlog.sequencer.ordering.OrderingService;
 import io.flexlog.sequencer.ordering.SequencerInbound;
@@ -59,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * the port, so every SN this instance issues is larger than every SN issued by any earlier instance
  * on the same data directory. The epoch at start is also this instance's incarnation towards its
  * parent nodes: a restarted child is recognised as new, and its range requests are never mistaken
- * for re-sent ones of the earlier process.
+ * for re-sent ones of the earlier process. The join marks its roles take are saved in {@link
+ * JoinMarkFile} before they are sent, and loaded again at start.
  *
  * <p>Threading contract: the node runs ONE event-loop thread that accepts connections, owns every
  * connection (inbound and to parents) and all ordering state; requests are therefore processed
@@ -75,6 +77,7 @@ public final class SequencerNode implements AutoCloseable {
   private volatile Topology topology;
   private EpochStore epochStore;
   private IssueGate issueGate = IssueGate.ALWAYS;
+  private JoinMarkStore sharedMarks;
   private volatile AdminRelay adminRelay = AdminRelay.NONE;
   private EventLoopGroup group;
   private EventLoop loop;
@@ -124,6 +127,19 @@ public final class SequencerNode implements AutoCloseable {
   }
 
   /**
+   * Keeps the join marks of this node's roles in {@code shared} too (the metadata quorum, so that
+   * they follow a role to the node that takes it over; docs/architecture.md#join-marks), besides
+   * the node's {@link JoinMarkFile}: a role loads what either holds, and issues nothing after it
+   * took a mark until both have it. Call before {@link #start}.
+   */
+  public synchronized void sharedJoinMarks(JoinMarkStore shared) {
+    if (group != null) {
+      throw new IllegalStateException("set the shared join mark store before start");
+    }
+    this.sharedMarks = Objects.requireNonNull(shared, "shared");
+  }
+
+  /**
    * Lets {@code relay} serve the admin requests clients send to this node (docs/architecture.md,
    * "Admin requests on the data plane"); until then they are refused ({@link AdminRelay#NONE}). Any
    * thread, any time.
@@ -144,6 +160,8 @@ public final class SequencerNode implements AutoCloseable {
     if (group != null || closed) {
       throw new IllegalStateException("sequencer node " + config.nodeId() + " already started");
     }
+    // Read-only, and first: a start refused for a bad marks file has not bumped the epoch yet.
+    JoinMarkFile marks = JoinMarkFile.open(config.dataDir(), config.nodeId());
     epochStore = EpochStore.open(config.dataDir());
     group =
         new MultiThreadIoEventLoopGroup(
@@ -151,7 +169,7 @@ public final class SequencerNode implements AutoCloseable {
             new DefaultThreadFactory("flexlog-sequencer-" + config.nodeId()),
             NioIoHandler.newFactory());
     try {
-      bind();
+      bind(marks);
       loop.submit(service::start).syncUninterruptibly();
     } catch (IOException | RuntimeException e) {
       // A node that failed to start is spent: close() has nothing left to release.
@@ -169,7 +187,7 @@ public final class SequencerNode implements AutoCloseable {
     return port;
   }
 
-  private void bind() throws IOException {
+  private void bind(JoinMarkFile marks) throws IOException {
     loop = group.next();
     channels = new DefaultChannelGroup(loop);
     metrics = new SequencerMetrics(meterRegistry, config.nodeId(), epochStore::current);
@@ -188,6 +206,7 @@ public final class SequencerNode implements AutoCloseable {
     ConnectionGuard guard =
         new ConnectionGuard("sequencer " + config.nodeId(), config.connections());
     service.issueGate(issueGate);
+    service.joinMarkStore(sharedMarks == null ? marks : JoinMarkStore.both(marks, sharedMarks));
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group, group)

@@ -19,6 +19,7 @@ import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
@@ -27,6 +28,9 @@ import io.netty.channel.nio.NioIoHandler;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -42,6 +46,7 @@ class SequencerTopologyUpdateTest {
   private static final List<NodeAddress> NODES =
       List.of(
           new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", 0),
+          new NodeAddress(1, Kind.SEQUENCER, "127.0.0.1", 0),
           new NodeAddress(10, Kind.REPLICA, "127.0.0.1", 0),
           new NodeAddress(11, Kind.REPLICA, "127.0.0.1", 0));
   private static final Color GLOBAL = new Color(Color.GLOBAL_ID, "global", Color.NO_PARENT, 0);
@@ -177,6 +182,140 @@ class SequencerTopologyUpdateTest {
     assertThat(TopologyMarkDescriptor.topologyVersion(again)).isEqualTo(2);
     assertThat(WatermarkDescriptor.watermark(restarted.next(MessageType.WATERMARK)))
         .isEqualTo(last + 1);
+  }
+
+  @Test
+  void shouldRepeatAJoinMarkAfterTheNodeRestartedOnTheSameDataDirectory() throws Exception {
+    SequencerNode node = startNode();
+    RawFrameClient old = connect(node);
+    old.hello(10, 0);
+    old.next(MessageType.WATERMARK); // catch-up
+    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
+    long last = old.awaitOrdered(GLOBAL.id(), 1).get(0).sn();
+    node.updateTopology(V2);
+    assertThat(TopologyMarkDescriptor.markSn(old.next(MessageType.TOPOLOGY_MARK)))
+        .isEqualTo(last + 1);
+    node.close();
+
+    // Replica 11 was down meanwhile; the restarted process starts from the topology it stored.
+    SequencerNode restarted =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
+            V2,
+            new SimpleMeterRegistry());
+    resources.add(restarted);
+    restarted.start();
+    RawFrameClient returning = connect(restarted);
+    returning.hello(11, 0);
+    ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
+    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
+    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
+    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(last + 1);
+    assertThat(Sn.epoch(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK))))
+        .isEqualTo(restarted.epoch());
+    // The new shard's replica needs none.
+    RawFrameClient joined = connect(restarted);
+    joined.hello(11, NEW_SHARD);
+    assertThat(joined.next())
+        .satisfies(f -> assertThat(FrameDescriptor.type(f)).isEqualTo(MessageType.WATERMARK));
+  }
+
+  /**
+   * With a shared store (the metadata quorum, with failover), the node that takes a role over gets
+   * the marks of the node that led it before.
+   */
+  @Test
+  void shouldRepeatTheFormerLeadersJoinMarkOnTheNodeThatTookTheRoleOver() throws Exception {
+    Map<Integer, List<JoinMarkStore.Mark>> quorum = new ConcurrentHashMap<>();
+    JoinMarkStore shared =
+        new JoinMarkStore() {
+          @Override
+          public List<Mark> load(int colorId) {
+            return quorum.getOrDefault(colorId, List.of());
+          }
+
+          @Override
+          public CompletableFuture<Void> save(int colorId, List<Mark> marks) {
+            quorum.merge(colorId, marks, JoinMarkStore::merge);
+            return CompletableFuture.completedFuture(null);
+          }
+        };
+    SequencerNode former =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir.resolve("node-0")).build(),
+            V1,
+            new SimpleMeterRegistry());
+    resources.add(former);
+    former.sharedJoinMarks(shared);
+    former.start();
+    RawFrameClient old = connect(former);
+    old.hello(10, 0);
+    old.next(MessageType.WATERMARK);
+    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
+    long last = old.awaitOrdered(GLOBAL.id(), 1).get(0).sn();
+    former.updateTopology(V2);
+    assertThat(TopologyMarkDescriptor.markSn(old.next(MessageType.TOPOLOGY_MARK)))
+        .isEqualTo(last + 1);
+    former.close();
+
+    // Node 1 takes both roles over (version 3), in a larger role epoch.
+    Topology moved =
+        new Topology(
+            3,
+            NODES,
+            List.of(
+                GLOBAL.withRole(1, former.epoch() + 1),
+                new Color(GREEN, "green", GLOBAL.id(), 0).withRole(1, former.epoch() + 1)),
+            V2.shards());
+    SequencerNode successor =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(1).dataDir(dataDir.resolve("node-1")).build(),
+            moved,
+            new SimpleMeterRegistry());
+    resources.add(successor);
+    successor.sharedJoinMarks(shared);
+    successor.start();
+    RawFrameClient returning = connect(successor);
+    returning.hello(11, 0);
+    ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
+    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
+    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(last + 1);
+    returning.next(MessageType.WATERMARK);
+  }
+
+  /** A role issues nothing at or above a mark before the mark is durable where it is kept. */
+  @Test
+  void shouldHoldOrderingUntilTheJoinMarkIsSaved() throws Exception {
+    CompletableFuture<Void> saved = new CompletableFuture<>();
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
+            V1,
+            new SimpleMeterRegistry());
+    resources.add(node);
+    node.sharedJoinMarks(
+        new JoinMarkStore() {
+          @Override
+          public List<Mark> load(int colorId) {
+            return List.of();
+          }
+
+          @Override
+          public CompletableFuture<Void> save(int colorId, List<Mark> marks) {
+            return saved;
+          }
+        });
+    node.start();
+    RawFrameClient old = connect(node);
+    old.hello(10, 0);
+    old.next(MessageType.WATERMARK);
+    node.updateTopology(V2);
+    old.next(MessageType.TOPOLOGY_MARK);
+    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
+    Thread.sleep(300);
+    assertThat(old.drain()).as("frames before the mark is saved").isEmpty();
+    saved.complete(null);
+    assertThat(old.awaitOrdered(GLOBAL.id(), 1)).hasSize(1);
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.flexlog.server.control.MetadataStore;
 import io.flexlog.server.control.TopologyBootstrap;
 import io.flexlog.server.control.TopologyWatcher;
 import io.flexlog.server.control.quorum.QuorumConfig;
+import io.flexlog.server.control.quorum.QuorumJoinMarks;
 import io.flexlog.server.control.quorum.QuorumMember;
 import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import io.micrometer.core.instrument.Gauge;
@@ -49,6 +50,7 @@ public final class NodeProcess implements AutoCloseable {
   private DataDirectoryLock lock;
   private MeterRegistry registry;
   private Meter leasedRoles;
+  private QuorumJoinMarks sharedMarks;
 
   private NodeProcess(
       SequencerNode sequencer, ReplicaNode replica, QuorumMember member, TopologyWatcher watcher) {
@@ -126,12 +128,26 @@ public final class NodeProcess implements AutoCloseable {
               }
             }
             : IssueGate.ALWAYS;
-    SequencerNode node =
-        Nodes.startSequencer(topology, settings, file.maxRecordBytes(), registry, gate);
+    // With failover, join marks follow the role through the quorum
+    // (docs/architecture.md#join-marks).
+    QuorumJoinMarks sharedMarks = failover ? new QuorumJoinMarks(settings.nodeId()) : null;
+    SequencerNode node;
+    try {
+      node =
+          Nodes.startSequencer(
+              topology, settings, file.maxRecordBytes(), registry, gate, sharedMarks);
+    } catch (IOException | RuntimeException e) {
+      if (sharedMarks != null) {
+        sharedMarks.close();
+      }
+      throw e;
+    }
     try {
       NodeProcess process =
           control(file, settings, topology, store, node::updateTopology, node, null);
+      process.sharedMarks = sharedMarks;
       if (failover) {
+        sharedMarks.attach(process.member.quorum());
         RoleLeaseKeeper kept =
             process.member.keepRoleLeases(
                 node.epoch(), sequencerPeers(file, quorum.get()), file.failover().get());
@@ -147,6 +163,9 @@ public final class NodeProcess implements AutoCloseable {
       return process;
     } catch (IOException | RuntimeException e) {
       node.close();
+      if (sharedMarks != null) {
+        sharedMarks.close();
+      }
       throw e;
     }
   }
@@ -339,6 +358,9 @@ public final class NodeProcess implements AutoCloseable {
     }
     if (sequencer != null) {
       sequencer.close();
+    }
+    if (sharedMarks != null) {
+      sharedMarks.close();
     }
     if (lock != null) {
       lock.close();

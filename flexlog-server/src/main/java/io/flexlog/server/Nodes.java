@@ -13,6 +13,7 @@ import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerConfig;
 import io.flexlog.sequencer.SequencerNode;
 import io.flexlog.sequencer.ordering.IssueGate;
+import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.flexlog.server.config.DataSize;
 import io.flexlog.server.config.NodeSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,6 +40,21 @@ public final class Nodes {
       MeterRegistry registry,
       IssueGate gate)
       throws IOException {
+    return startSequencer(topology, settings, maxRecordBytes, registry, gate, null);
+  }
+
+  /**
+   * As above, also keeping its roles' join marks in {@code sharedMarks} (the metadata quorum, with
+   * failover), or only in its data directory when null.
+   */
+  public static SequencerNode startSequencer(
+      Topology topology,
+      NodeSettings settings,
+      int maxRecordBytes,
+      MeterRegistry registry,
+      IssueGate gate,
+      JoinMarkStore sharedMarks)
+      throws IOException {
     NodeAddress self = topology.node(settings.nodeId());
     SequencerNode node =
         new SequencerNode(
@@ -53,6 +69,9 @@ public final class Nodes {
             topology,
             registry);
     node.issueGate(gate);
+    if (sharedMarks != null) {
+      node.sharedJoinMarks(sharedMarks);
+    }
     node.start();
     return node;
   }

@@ -4,6 +4,7 @@ import io.flexlog.core.error.ProtocolException;
 import io.flexlog.core.model.Topology;
 import io.flexlog.sequencer.SequencerConfig;
 import io.flexlog.sequencer.ordering.IssueGate;
+import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.flexlog.sequencer.ordering.NodeEpochs;
 import io.flexlog.sequencer.ordering.NodeRuntime;
 import io.flexlog.sequencer.ordering.OrderingService;
@@ -16,14 +17,17 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A sequencer node in the simulation: the production {@link OrderingService} behind the production
  * {@link SequencerInbound}, on a simulated event loop. What survives a crash is what survives one
- * in production: the durable epoch (an {@code EpochStore} in a real node) and the topology it was
- * given; everything else starts again in a new incarnation.
+ * in production: the durable epoch (an {@code EpochStore} in a real node), the join marks its roles
+ * took (a {@code JoinMarkFile}) and the topology it was given; everything else starts again in a
+ * new incarnation.
  */
 final class SimSequencer {
   final int id;
@@ -31,6 +35,9 @@ final class SimSequencer {
   Topology topology;
   int durableEpoch;
   Life life;
+
+  /** The join marks saved by the node's roles, by color: they outlive its incarnations. */
+  private final Map<Integer, List<JoinMarkStore.Mark>> savedMarks = new HashMap<>();
 
   SimSequencer(int id, Topology topology, SimWorld world) {
     this.id = id;
@@ -131,6 +138,19 @@ final class SimSequencer {
       } else {
         keeper = null;
       }
+      service.joinMarkStore(
+          new JoinMarkStore() {
+            @Override
+            public List<Mark> load(int colorId) {
+              return savedMarks.getOrDefault(colorId, List.of());
+            }
+
+            @Override
+            public CompletableFuture<Void> save(int colorId, List<Mark> marks) {
+              savedMarks.put(colorId, List.copyOf(marks));
+              return CompletableFuture.completedFuture(null);
+            }
+          });
       this.inbound =
           new SequencerInbound(
               service, UnpooledByteBufAllocator.DEFAULT, SequencerConfig.DEFAULT_MAX_RECORD_BYTES);

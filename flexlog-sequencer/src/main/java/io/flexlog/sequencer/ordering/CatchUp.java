@@ -30,7 +30,7 @@ final class CatchUp {
       if (coversAny(hosted.role, shardIds)) {
         JoinMarks marks = hosted.marks;
         for (int i = 0; i < marks.count(); i++) {
-          if (coversAny(hosted.role, marks.slotsBefore(i), shardIds)) {
+          if (coversOther(hosted.role, marks, i, shardIds)) {
             writeMark(link, hosted.role.colorId(), marks, i);
           }
         }
@@ -62,6 +62,19 @@ final class CatchUp {
         link,
         TopologyMarkDescriptor.encode(
             broadcaster.alloc(), 0L, colorId, colorId, marks.version(i), marks.sn(i)));
+  }
+
+  // Whether the replica registers a shard of the role's subtree that did not join with mark i: a
+  // shard that was there before, or one that joined later (it has nothing to learn from the mark,
+  // and a subscriber that streams from it ignores it, but after a restart the order in which the
+  // shards joined is not known beyond the mark's own).
+  private static boolean coversOther(OrderingRole role, JoinMarks marks, int i, int[] shardIds) {
+    for (int shardId : shardIds) {
+      if (role.shardSlot(shardId) >= 0 && !marks.joined(i, shardId)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean coversAny(ShardSlots slots, int[] shardIds) {

@@ -120,6 +120,16 @@ public final class OrderingService {
     tables.gate(gate);
   }
 
+  /**
+   * Keeps the hosted roles' join marks in {@code store} (docs/architecture.md#join-marks) and loads
+   * those saved there by earlier processes, so that a replica that was down when a mark was taken
+   * still gets it at its catch-up. Call before {@link #start}; without it marks live as long as the
+   * process.
+   */
+  public void joinMarkStore(JoinMarkStore store) {
+    tables.markStore(store);
+  }
+
   /** Asks the runtime for connections to the parent nodes. Call once, on the owning thread. */
   public void start() {
     parentLinks.install();

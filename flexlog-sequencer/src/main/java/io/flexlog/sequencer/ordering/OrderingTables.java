@@ -4,8 +4,12 @@ import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Topology;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a node orders and forwards under its current topology: one {@link OrderingRole} per hosted
@@ -17,12 +21,20 @@ import org.agrona.collections.Long2ObjectHashMap;
  * <p>Threading: owned by the node's event loop.
  */
 final class OrderingTables {
+  private static final Logger LOG = LoggerFactory.getLogger(OrderingService.class);
+
   /** A hosted color: its role, its meters and the child edges its watermarks descend. */
   static final class HostedColor {
     final OrderingRole role;
     final SequencerMetrics.RoleMeters meters;
     final JoinMarks marks = new JoinMarks();
     Routing.Edge[] edges;
+
+    /** The save of its marks while it is not known durable: the role issues nothing until it is. */
+    CompletableFuture<Void> saving;
+
+    /** Whether the failure of {@link #saving} was logged. */
+    boolean savingFailureLogged;
 
     HostedColor(OrderingRole role, SequencerMetrics.RoleMeters meters) {
       this.role = role;
@@ -37,6 +49,7 @@ final class OrderingTables {
   private final SequencerMetrics metrics;
   private final IssueObserver observer;
   private IssueGate gate = IssueGate.ALWAYS;
+  private JoinMarkStore markStore = JoinMarkStore.NONE;
 
   private Topology topology;
   private Routing routing;
@@ -72,7 +85,92 @@ final class OrderingTables {
   void gate(IssueGate gate) {
     this.gate = gate;
     for (HostedColor h : hostedList) {
-      h.role.gate(gate);
+      h.role.gate(gated(h, gate));
+    }
+  }
+
+  /** {@code gate}, closed while a mark of the color is not durable (see {@link #saveMarks}). */
+  private IssueGate gated(HostedColor h, IssueGate gate) {
+    return new IssueGate() {
+      @Override
+      public boolean mayIssue(int colorId, int epoch) {
+        return marksDurable(h) && gate.mayIssue(colorId, epoch);
+      }
+
+      @Override
+      public boolean tookEpoch(int colorId, int epoch) {
+        return gate.tookEpoch(colorId, epoch);
+      }
+    };
+  }
+
+  /**
+   * Keeps the hosted roles' join marks in {@code store} from now on, and loads the marks saved
+   * there for every role hosted now (later roles load theirs when they are created); before the
+   * first turn.
+   */
+  void markStore(JoinMarkStore store) {
+    this.markStore = store;
+    for (HostedColor h : hostedList) {
+      h.marks.load(store.load(h.role.colorId()));
+    }
+  }
+
+  /**
+   * Starts making the join marks of {@code hosted} durable. Until they are, the role issues nothing
+   * (its gate looks again each time it is asked, every few milliseconds while there is work, and
+   * saves again after a failure): an SN at or above a mark that a restart or a failover would
+   * forget could reach a subscriber that never learns of the new shards
+   * (docs/architecture.md#join-marks).
+   */
+  void saveMarks(HostedColor hosted) {
+    startSave(hosted);
+    marksDurable(hosted);
+  }
+
+  private boolean marksDurable(HostedColor h) {
+    CompletableFuture<Void> saving = h.saving;
+    if (saving == null) {
+      return true;
+    }
+    if (!saving.isDone()) {
+      return false;
+    }
+    if (saving.isCompletedExceptionally()) {
+      if (!h.savingFailureLogged) {
+        h.savingFailureLogged = true;
+        LOG.error(
+            "color {}: cannot save its join marks; it orders nothing until they are saved",
+            OrderingService.describe(h.role.color()),
+            failure(saving));
+      }
+      startSave(h);
+      return false;
+    }
+    if (h.savingFailureLogged) {
+      LOG.info("color {}: join marks saved", OrderingService.describe(h.role.color()));
+    }
+    h.saving = null;
+    h.savingFailureLogged = false;
+    return true;
+  }
+
+  private static Throwable failure(CompletableFuture<Void> failed) {
+    try {
+      failed.join();
+      return null;
+    } catch (CompletionException e) {
+      return e.getCause() == null ? e : e.getCause();
+    } catch (RuntimeException e) {
+      return e;
+    }
+  }
+
+  private void startSave(HostedColor h) {
+    try {
+      h.saving = markStore.save(h.role.colorId(), h.marks.toList());
+    } catch (RuntimeException e) {
+      h.saving = CompletableFuture.failedFuture(e);
     }
   }
 
@@ -116,6 +214,8 @@ final class OrderingTables {
       } else {
         h.role.addShards(topology.shardsInSubtree(colorId));
         h.role.adoptRoleEpoch(topology.color(colorId).orElseThrow().roleEpoch());
+        // A shared store may have learned marks since (another leader's, applied after start).
+        h.marks.load(markStore.load(colorId));
       }
       h.edges = routing.edgesUnder(colorId).toArray(new Routing.Edge[0]);
     }
@@ -169,8 +269,10 @@ final class OrderingTables {
             maxCounter,
             epochs);
     role.observe(observer);
-    role.gate(gate);
-    return new HostedColor(role, metrics.forColor(color.name()));
+    HostedColor hosted = new HostedColor(role, metrics.forColor(color.name()));
+    role.gate(gated(hosted, gate));
+    hosted.marks.load(markStore.load(color.id()));
+    return hosted;
   }
 
   private static long positionKey(int position, int colorId) {

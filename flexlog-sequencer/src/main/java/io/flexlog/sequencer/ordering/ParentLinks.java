@@ -224,7 +224,7 @@ final class ParentLinks {
     int viaColorId = TopologyMarkDescriptor.scopeId(frame);
     long version = TopologyMarkDescriptor.topologyVersion(frame);
     long markSn = TopologyMarkDescriptor.markSn(frame);
-    if (!tables.marksVia(colorId, viaColorId).add(version, markSn, 0)) {
+    if (!tables.marksVia(colorId, viaColorId).add(version, markSn, new int[0])) {
       return; // passed down already (a catch-up after a reconnect repeats the marks)
     }
     ForwardRoute route = tables.routeVia(colorId, viaColorId);

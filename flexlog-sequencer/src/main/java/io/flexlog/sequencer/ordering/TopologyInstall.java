@@ -105,9 +105,16 @@ final class TopologyInstall {
       OrderingTables.HostedColor hosted, long topologyVersion, int slotsBefore) {
     OrderingRole role = hosted.role;
     long markSn = role.watermark() + 1;
-    if (!hosted.marks.add(topologyVersion, markSn, slotsBefore)) {
+    int[] joined = new int[role.shardCount() - slotsBefore];
+    for (int slot = slotsBefore; slot < role.shardCount(); slot++) {
+      joined[slot - slotsBefore] = role.shardId(slot);
+    }
+    if (!hosted.marks.add(topologyVersion, markSn, joined)) {
       return;
     }
+    // Durable before anyone hears of it and before any SN at or above it is issued: a process that
+    // restarts (or the node the role comes back to) repeats it to the replicas that were down.
+    tables.saveMarks(hosted);
     broadcaster.writeMark(role.colorId(), topologyVersion, markSn, role, slotsBefore);
     childLinks.writeMark(role.colorId(), topologyVersion, markSn, hosted.edges);
     LOG.info(

@@ -22,10 +22,11 @@
  *       one color forwarded up one tree edge (token dedup for local shards, {@code UpwardBatch}es,
  *       watermark hold and release). Both take tokens as a {@code TokenOrderer} and number their
  *       shards as {@code ShardSlots}. {@code Routing} computes roles and routes from the topology,
- *       {@code OrderingTables} holds them with their {@code JoinMarks}, {@code TopologyChange} says
- *       which newer topologies can be applied, and {@code TopologyInstall} applies one (tables,
- *       registry, join marks, links); after a failover {@code TreeHealing} lets routes follow the
- *       moved roles.
+ *       {@code OrderingTables} holds them with their {@code JoinMarks} (saved in a {@link
+ *       io.flexlog.sequencer.ordering.JoinMarkStore}, so they outlive the process and follow a role
+ *       to its next leader), {@code TopologyChange} says which newer topologies can be applied, and
+ *       {@code TopologyInstall} applies one (tables, registry, join marks, links); after a failover
+ *       {@code TreeHealing} lets routes follow the moved roles.
  *   <li>Replicas below: {@code ReplicaRegistry} maps each shard to its replicas' connections
  *       ({@code ShardTargets}); {@code CatchUp} writes what a newly registered replica must hear
  *       first.

@@ -34,7 +34,9 @@ public final class MetadataCommand {
     /** A role's leader renews its lease ({@link RoleCommand}). */
     RENEW_ROLE,
     /** A node takes a role: new epoch, new leader, new topology version ({@link RoleCommand}). */
-    TAKE_ROLE;
+    TAKE_ROLE,
+    /** A role's leader saves its join marks ({@link JoinMarkCommand}). */
+    SAVE_MARKS;
 
     boolean isRole() {
       return this == RENEW_ROLE || this == TAKE_ROLE;

@@ -2,6 +2,7 @@ package io.flexlog.server.control.quorum;
 
 import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.model.Topology;
+import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.flexlog.server.control.AdminRoute;
 import io.flexlog.server.control.HostPort;
 import io.flexlog.server.control.MetadataLog;
@@ -393,6 +394,22 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     Message message = Message.valueOf(ByteString.copyFrom(entry));
     RaftClientReply reply = call(c -> c.async().send(message), "role change", true);
     return RoleCommand.decodeReply(reply.getMessage().getContent().asReadOnlyByteBuffer());
+  }
+
+  /**
+   * Merges {@code marks} into the join marks the quorum keeps for {@code colorId}
+   * (docs/architecture.md#join-marks); returns once committed.
+   *
+   * @throws MetadataUnavailableException when the quorum does not answer within the timeout
+   */
+  public void saveJoinMarks(int colorId, java.util.List<JoinMarkStore.Mark> marks) {
+    Message message = Message.valueOf(ByteString.copyFrom(JoinMarkCommand.encode(colorId, marks)));
+    call(c -> c.async().send(message), "join mark", true);
+  }
+
+  /** The join marks this node has applied (no quorum round trip), by color id. */
+  public java.util.Map<Integer, java.util.List<JoinMarkStore.Mark>> localJoinMarks() {
+    return stateMachine.joinMarks();
   }
 
   /** The role leases this node has applied (no quorum round trip), by color id. */

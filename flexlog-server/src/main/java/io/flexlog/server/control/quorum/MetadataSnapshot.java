@@ -2,6 +2,7 @@ package io.flexlog.server.control.quorum;
 
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.util.DurableFiles;
+import io.flexlog.sequencer.ordering.JoinMarkStore.Mark;
 import io.flexlog.server.control.CorruptMetadataException;
 import io.flexlog.server.control.MetadataFileDescriptor;
 import io.flexlog.server.control.MetadataStore;
@@ -10,35 +11,52 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * Layout of a snapshot of the metadata quorum's state machine: the topology (the whole {@code
- * cluster-metadata} file, {@link MetadataFileDescriptor}) and the role leases. Big-endian.
+ * cluster-metadata} file, {@link MetadataFileDescriptor}), the role leases and, from format version
+ * 2, the roles' join marks. Big-endian.
  *
  * <pre>
  *  | magic 'FLXS' (4) | format version (2) | flags (2) | lease count (4) | topology length (4) |
  *  | CRC32C of the body (4) | body: topology file (topology length bytes), then per lease:    |
  *  | color id (4) | leader node id (4) | epoch (4) | renewals (8) |
+ *  version 2 only, after the leases: | color count (4) | per color: | color id (4) |
+ *  | marks ({@link JoinMarkCommand}) |
  * </pre>
+ *
+ * <p>Written in version 2; version 1 (no marks) is still read.
  */
 final class MetadataSnapshot {
   static final int MAGIC = 0x464C_5853; // "FLXS"
-  static final short FORMAT_VERSION = 1;
+  static final short FORMAT_VERSION = 2;
+  static final short FORMAT_VERSION_WITHOUT_MARKS = 1;
   static final int HEADER_LENGTH = 20;
   static final int LEASE_LENGTH = 20;
 
   /** A loaded snapshot. */
-  record State(Topology topology, Map<Integer, RoleLease> leases) {}
+  record State(
+      Topology topology, Map<Integer, RoleLease> leases, Map<Integer, List<Mark>> joinMarks) {}
 
   private MetadataSnapshot() {}
 
-  static void write(Path file, Topology topology, Map<Integer, RoleLease> leases)
+  static void write(
+      Path file,
+      Topology topology,
+      Map<Integer, RoleLease> leases,
+      Map<Integer, List<Mark>> joinMarks)
       throws IOException {
     byte[] topologyFile = MetadataStore.encode(topology);
+    int marksLength = 4;
+    for (List<Mark> marks : joinMarks.values()) {
+      marksLength += 4 + JoinMarkCommand.length(marks);
+    }
     ByteBuffer buf =
-        ByteBuffer.allocate(HEADER_LENGTH + topologyFile.length + leases.size() * LEASE_LENGTH)
+        ByteBuffer.allocate(
+                HEADER_LENGTH + topologyFile.length + leases.size() * LEASE_LENGTH + marksLength)
             .order(ByteOrder.BIG_ENDIAN);
     buf.putInt(MAGIC).putShort(FORMAT_VERSION).putShort((short) 0);
     buf.putInt(leases.size()).putInt(topologyFile.length).putInt(0);
@@ -46,6 +64,11 @@ final class MetadataSnapshot {
     for (RoleLease lease : new TreeMap<>(leases).values()) {
       buf.putInt(lease.colorId()).putInt(lease.leaderNodeId()).putInt(lease.epoch());
       buf.putLong(lease.renewals());
+    }
+    buf.putInt(joinMarks.size());
+    for (Map.Entry<Integer, List<Mark>> e : new TreeMap<>(joinMarks).entrySet()) {
+      buf.putInt(e.getKey());
+      JoinMarkCommand.put(buf, e.getValue());
     }
     byte[] bytes = buf.array();
     int crc = MetadataFileDescriptor.crc(bytes, HEADER_LENGTH, bytes.length - HEADER_LENGTH);
@@ -62,7 +85,9 @@ final class MetadataSnapshot {
     if (bytes.length < HEADER_LENGTH || buf.getInt(0) != MAGIC) {
       throw new CorruptMetadataException(file, "not a FlexLog metadata snapshot");
     }
-    if (buf.getShort(4) != FORMAT_VERSION || buf.getShort(6) != 0) {
+    short format = buf.getShort(4);
+    if ((format != FORMAT_VERSION && format != FORMAT_VERSION_WITHOUT_MARKS)
+        || buf.getShort(6) != 0) {
       throw new CorruptMetadataException(
           file, "snapshot format version " + buf.getShort(4) + " is not supported");
     }
@@ -70,8 +95,10 @@ final class MetadataSnapshot {
     int topologyLength = buf.getInt(12);
     if (leaseCount < 0
         || topologyLength < 0
-        || (long) HEADER_LENGTH + topologyLength + (long) leaseCount * LEASE_LENGTH
-            != bytes.length) {
+        || (long) HEADER_LENGTH + topologyLength + (long) leaseCount * LEASE_LENGTH > bytes.length
+        || (format == FORMAT_VERSION_WITHOUT_MARKS
+            && (long) HEADER_LENGTH + topologyLength + (long) leaseCount * LEASE_LENGTH
+                != bytes.length)) {
       throw new CorruptMetadataException(file, "snapshot lengths do not match its size");
     }
     int crc = MetadataFileDescriptor.crc(bytes, HEADER_LENGTH, bytes.length - HEADER_LENGTH);
@@ -88,6 +115,22 @@ final class MetadataSnapshot {
       RoleLease lease = new RoleLease(buf.getInt(), buf.getInt(), buf.getInt(), buf.getLong());
       leases.put(lease.colorId(), lease);
     }
-    return new State(topology, Map.copyOf(leases));
+    Map<Integer, List<Mark>> joinMarks = new TreeMap<>();
+    if (format == FORMAT_VERSION) {
+      try {
+        int colors = buf.getInt();
+        for (int i = 0; i < colors; i++) {
+          int colorId = buf.getInt();
+          joinMarks.put(colorId, JoinMarkCommand.get(buf, "snapshot " + file));
+        }
+      } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
+        throw new CorruptMetadataException(
+            file, "snapshot join marks cut short: " + e.getMessage());
+      }
+      if (buf.hasRemaining()) {
+        throw new CorruptMetadataException(file, "snapshot lengths do not match its size");
+      }
+    }
+    return new State(topology, Map.copyOf(leases), Map.copyOf(joinMarks));
   }
 }

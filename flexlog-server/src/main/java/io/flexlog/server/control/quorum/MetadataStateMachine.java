@@ -1,6 +1,8 @@
 package io.flexlog.server.control.quorum;
 
 import io.flexlog.core.model.Topology;
+import io.flexlog.sequencer.ordering.JoinMarkStore;
+import io.flexlog.sequencer.ordering.JoinMarkStore.Mark;
 import io.flexlog.server.control.quorum.MetadataCommand.Entry;
 import io.flexlog.server.control.quorum.MetadataCommand.Kind;
 import io.flexlog.server.control.quorum.MetadataCommand.Outcome;
@@ -8,6 +10,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -38,16 +41,18 @@ import org.slf4j.LoggerFactory;
 /**
  * The cluster metadata as the replicated state machine of the metadata quorum: the committed
  * topology and the role leases, changed only by the conditional entries of {@link MetadataCommand}
- * and {@link RoleCommand}. Every node of the quorum applies the same entries in the same order and
- * so holds the same topology.
+ * and {@link RoleCommand}, and the roles' join marks, merged by {@link JoinMarkCommand} entries.
+ * Every node of the quorum applies the same entries in the same order and so holds the same
+ * topology.
  *
- * <p>Snapshots: the topology and the leases ({@link MetadataSnapshot}), one file per snapshot named
- * by Ratis' {@link SimpleStateMachineStorage}, with its MD5 beside it so that a leader can install
- * it on a follower that fell behind the purged log.
+ * <p>Snapshots: the topology, the leases and the join marks ({@link MetadataSnapshot}), one file
+ * per snapshot named by Ratis' {@link SimpleStateMachineStorage}, with its MD5 beside it so that a
+ * leader can install it on a follower that fell behind the purged log.
  *
  * <p>Threading: Ratis applies entries one at a time on the peer's state-machine updater thread,
- * which alone writes {@link #topology} and {@link #leases}; queries and snapshots read the volatile
- * field. {@code onCommitted} runs on that thread too and must hand work to its own thread.
+ * which alone writes {@link #topology}, {@link #leases} and {@link #joinMarks}; queries and
+ * snapshots read the volatile field. {@code onCommitted} runs on that thread too and must hand work
+ * to its own thread.
  */
 final class MetadataStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataStateMachine.class);
@@ -56,6 +61,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   private final Consumer<Topology> onCommitted;
   private volatile Topology topology;
   private volatile Map<Integer, RoleLease> leases = Map.of();
+  private volatile Map<Integer, List<Mark>> joinMarks = Map.of();
 
   /**
    * @param onCommitted told of every newly committed topology, in order (also the one loaded from a
@@ -73,6 +79,11 @@ final class MetadataStateMachine extends BaseStateMachine {
   /** The role leases this node has applied, by color id (an immutable copy). */
   Map<Integer, RoleLease> leases() {
     return leases;
+  }
+
+  /** The join marks this node has applied, by color id (an immutable copy). */
+  Map<Integer, List<Mark>> joinMarks() {
+    return joinMarks;
   }
 
   @Override
@@ -132,6 +143,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     Topology loaded = state.topology();
     topology = loaded;
     leases = state.leases();
+    joinMarks = state.joinMarks();
     updateLastAppliedTermIndex(snapshot.getTermIndex());
     LOG.info("metadata snapshot {} loaded: topology version {}", file, loaded.version());
     onCommitted.accept(loaded);
@@ -145,10 +157,14 @@ final class MetadataStateMachine extends BaseStateMachine {
     try {
       ByteBuffer bytes = data.asReadOnlyByteBuffer();
       MetadataCommand.Kind kind = MetadataCommand.kind(bytes);
-      reply =
-          kind.isRole()
-              ? RoleApply.apply(this, RoleCommand.decode(kind, bytes))
-              : apply(MetadataCommand.decode(bytes));
+      if (kind == Kind.SAVE_MARKS) {
+        reply = saveMarks(JoinMarkCommand.decode(bytes));
+      } else {
+        reply =
+            kind.isRole()
+                ? RoleApply.apply(this, RoleCommand.decode(kind, bytes))
+                : apply(MetadataCommand.decode(bytes));
+      }
     } catch (RuntimeException e) {
       // Every node refuses the same entry the same way, so their states stay equal.
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
@@ -167,8 +183,9 @@ final class MetadataStateMachine extends BaseStateMachine {
               current != null
                   && current.version() == entry.expectedVersion()
                   && entry.topology().version() > current.version();
-          case RENEW_ROLE, TAKE_ROLE ->
-              throw new IllegalArgumentException("role entry decoded as a topology entry");
+          case RENEW_ROLE, TAKE_ROLE, SAVE_MARKS ->
+              throw new IllegalArgumentException(
+                  entry.kind() + " entry decoded as a topology entry");
         };
     if (!holds && entry.kind() == Kind.REPLACE && entry.topology().equals(current)) {
       // The same change again: a proposal retried by a new client after its first attempt was
@@ -187,6 +204,16 @@ final class MetadataStateMachine extends BaseStateMachine {
   void commitTopology(Topology next) {
     topology = next;
     onCommitted.accept(next);
+  }
+
+  /** Merges a role's join marks into those kept (docs/architecture.md#join-marks). */
+  private byte[] saveMarks(JoinMarkCommand.Entry entry) {
+    Map<Integer, List<Mark>> next = new HashMap<>(joinMarks);
+    next.put(
+        entry.colorId(),
+        JoinMarkStore.merge(next.getOrDefault(entry.colorId(), List.of()), entry.marks()));
+    joinMarks = Map.copyOf(next);
+    return new byte[] {0};
   }
 
   /** Replaces one lease; updater thread only. */
@@ -210,7 +237,7 @@ final class MetadataStateMachine extends BaseStateMachine {
       return RaftLog.INVALID_LOG_INDEX;
     }
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    MetadataSnapshot.write(file.toPath(), current, leases);
+    MetadataSnapshot.write(file.toPath(), current, leases, joinMarks);
     MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
     storage.updateLatestSnapshot(
         new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));

@@ -10,6 +10,9 @@
  *       instead of hanging.
  *   <li>{@link io.flexlog.server.control.quorum.MetadataStateMachine} applies the conditional
  *       entries of {@link io.flexlog.server.control.quorum.MetadataCommand} and snapshots.
+ *   <li>{@link io.flexlog.server.control.quorum.QuorumJoinMarks}: a sequencer node's join marks in
+ *       the quorum ({@code JoinMarkCommand} entries), so that they follow a role to its next leader
+ *       (docs/architecture.md#join-marks).
  * </ul>
  *
  * <p>Threading: Ratis applies entries on its own thread; committed topologies reach the {@code
