@@ -76,6 +76,19 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
 
   static final long ELECTION_TIMEOUT_MAX_MS = 800;
 
+  /**
+   * How long a leader that stepped down because a majority stopped answering it waits before it
+   * stands for election again. Ratis' default is 10 s, meant to let another peer win first. With
+   * three nodes, one of them dead and the other one just restarted (its log behind, so it cannot
+   * win, and slow to answer while it catches up), the leader steps down and nobody led the quorum
+   * for those 10 s: role leases could not be renewed or taken, and appends stopped for about 12 s
+   * after a kill of a role's leader (docs/operations.md, "Why some kills stopped appends for about
+   * 12 s"). One election timeout still lets a caught-up peer, whose own timer fires within it, win
+   * first. Ratis also takes it as the JVM pause after which a leader steps down; a pause that long
+   * has let the followers' election timers run out anyway.
+   */
+  static final long LEADER_STEP_DOWN_WAIT_MS = ELECTION_TIMEOUT_MAX_MS;
+
   /** A request that failed is tried again after this pause, until the request timeout. */
   private static final long RETRY_SLEEP_MS = 50;
 
@@ -207,6 +220,8 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
         properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MIN_MS, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(
         properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
+        properties, TimeDuration.valueOf(LEADER_STEP_DOWN_WAIT_MS, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEntries());
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
