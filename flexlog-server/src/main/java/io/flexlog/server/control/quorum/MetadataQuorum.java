@@ -10,13 +10,9 @@ import io.flexlog.server.control.quorum.MetadataCommand.Kind;
 import io.flexlog.server.control.quorum.MetadataCommand.Outcome;
 import io.flexlog.server.control.quorum.MetadataCommand.Reply;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -25,24 +21,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,41 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
 
-  /** One group per cluster; its id is fixed so that restarted nodes find their storage. */
-  static final RaftGroupId GROUP_ID =
-      RaftGroupId.valueOf(
-          UUID.nameUUIDFromBytes("flexlog-metadata-quorum".getBytes(StandardCharsets.UTF_8)));
-
-  /**
-   * Ratis' election timeout range. Wider than its default (150-300 ms) so that a loaded machine (GC
-   * pauses, many JVMs on few cores) does not make leaders flap; a dead leader is still replaced
-   * within about a second.
-   */
-  static final long ELECTION_TIMEOUT_MIN_MS = 400;
-
-  static final long ELECTION_TIMEOUT_MAX_MS = 800;
-
-  /**
-   * How long a leader that stepped down because a majority stopped answering it waits before it
-   * stands for election again. Ratis' default is 10 s, meant to let another peer win first. With
-   * three nodes, one of them dead and the other one just restarted (its log behind, so it cannot
-   * win, and slow to answer while it catches up), the leader steps down and nobody led the quorum
-   * for those 10 s: role leases could not be renewed or taken, and appends stopped for about 12 s
-   * after a kill of a role's leader (docs/operations.md, "Why some kills stopped appends for about
-   * 12 s"). One election timeout still lets a caught-up peer, whose own timer fires within it, win
-   * first. Ratis also takes it as the JVM pause after which a leader steps down; a pause that long
-   * has let the followers' election timers run out anyway.
-   */
-  static final long LEADER_STEP_DOWN_WAIT_MS = ELECTION_TIMEOUT_MAX_MS;
-
   /** A request that failed is tried again after this pause, until the request timeout. */
   private static final long RETRY_SLEEP_MS = 50;
-
-  /**
-   * How long one attempt may take before it is given up and tried again (on the leader this node
-   * then knows): short, so that a request sent to a peer that just died moves on quickly.
-   */
-  private static final long ATTEMPT_TIMEOUT_MS = 1000;
 
   private final QuorumConfig config;
   private final int selfId;
@@ -124,7 +77,7 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     this.selfId = selfId;
     this.server = server;
     this.group = group;
-    this.client = client(group, null);
+    this.client = QuorumRatis.client(group, null);
     this.stateMachine = stateMachine;
     this.dispatcher = dispatcher;
   }
@@ -157,14 +110,14 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     MetadataStateMachine stateMachine =
         new MetadataStateMachine(
             topology -> dispatcher.execute(() -> deliver(onCommitted, topology)));
-    RaftGroup group = group(config);
+    RaftGroup group = QuorumRatis.group(config);
     Files.createDirectories(storageDir);
     RaftServer server =
         RaftServer.newBuilder()
-            .setServerId(peerId(selfId))
+            .setServerId(QuorumRatis.peerId(selfId))
             .setGroup(group)
             .setStateMachine(stateMachine)
-            .setProperties(serverProperties(config, self, storageDir))
+            .setProperties(QuorumRatis.serverProperties(config, self, storageDir))
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     try {
@@ -191,63 +144,6 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     } catch (RuntimeException e) {
       LOG.error("applying committed topology version {} failed", topology.version(), e);
     }
-  }
-
-  static RaftPeerId peerId(int nodeId) {
-    return RaftPeerId.valueOf("node-" + nodeId);
-  }
-
-  private static RaftGroup group(QuorumConfig config) {
-    List<RaftPeer> peers = new ArrayList<>();
-    for (QuorumConfig.Peer peer : config.peers()) {
-      peers.add(
-          RaftPeer.newBuilder()
-              .setId(peerId(peer.nodeId()))
-              .setAddress(peer.raftAddress())
-              .build());
-    }
-    return RaftGroup.valueOf(GROUP_ID, peers);
-  }
-
-  private static RaftProperties serverProperties(
-      QuorumConfig config, QuorumConfig.Peer self, Path storageDir) {
-    RaftProperties properties = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
-    GrpcConfigKeys.Server.setHost(properties, self.host());
-    GrpcConfigKeys.Server.setPort(properties, self.raftPort());
-    RaftServerConfigKeys.setStorageDir(properties, List.of(storageDir.toFile()));
-    RaftServerConfigKeys.Rpc.setTimeoutMin(
-        properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MIN_MS, TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Rpc.setTimeoutMax(
-        properties, TimeDuration.valueOf(ELECTION_TIMEOUT_MAX_MS, TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
-        properties, TimeDuration.valueOf(LEADER_STEP_DOWN_WAIT_MS, TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEntries());
-    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
-    RaftServerConfigKeys.Log.setPurgeGap(
-        properties, (int) Math.min(1024, config.snapshotEntries()));
-    return properties;
-  }
-
-  /**
-   * A client that makes one attempt per request ({@link #call} retries), sending first to {@code
-   * leader} when this node knows the quorum's leader.
-   */
-  static RaftClient client(RaftGroup group, RaftPeerId leader) {
-    RaftProperties properties = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(
-        properties, TimeDuration.valueOf(ATTEMPT_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-    RaftClient.Builder builder =
-        RaftClient.newBuilder()
-            .setRaftGroup(group)
-            .setProperties(properties)
-            .setRetryPolicy(RetryPolicies.noRetry());
-    if (leader != null) {
-      builder.setLeaderId(leader);
-    }
-    return builder.build();
   }
 
   /** This node's id. */
@@ -317,7 +213,8 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
       RaftClient attempt = client;
       CompletableFuture<RaftClientReply> future = send.apply(attempt);
       try {
-        RaftClientReply reply = future.get(ATTEMPT_TIMEOUT_MS + 100, TimeUnit.MILLISECONDS);
+        RaftClientReply reply =
+            future.get(QuorumRatis.ATTEMPT_TIMEOUT_MS + 100, TimeUnit.MILLISECONDS);
         if (reply.isSuccess()) {
           return reply;
         }
@@ -352,11 +249,11 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
     }
     RaftPeerId leader = null;
     try {
-      leader = server.getDivision(GROUP_ID).getInfo().getLeaderId();
+      leader = server.getDivision(QuorumRatis.GROUP_ID).getInfo().getLeaderId();
     } catch (IOException e) {
       LOG.debug("no leader known to metadata quorum node {}: {}", selfId, e.toString());
     }
-    client = client(group, leader);
+    client = QuorumRatis.client(group, leader);
     try {
       failed.close();
     } catch (IOException e) {
@@ -440,7 +337,7 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
   /** Whether this node is the quorum's leader now. */
   public boolean isLeader() {
     try {
-      return server.getDivision(GROUP_ID).getInfo().isLeader();
+      return server.getDivision(QuorumRatis.GROUP_ID).getInfo().isLeader();
     } catch (IOException e) {
       return false;
     }
@@ -450,14 +347,16 @@ public final class MetadataQuorum implements MetadataLog, AdminRoute, AutoClosea
   public Optional<QuorumConfig.Peer> leader() {
     RaftPeerId leader;
     try {
-      leader = server.getDivision(GROUP_ID).getInfo().getLeaderId();
+      leader = server.getDivision(QuorumRatis.GROUP_ID).getInfo().getLeaderId();
     } catch (IOException e) {
       return Optional.empty();
     }
     if (leader == null) {
       return Optional.empty();
     }
-    return config.peers().stream().filter(p -> peerId(p.nodeId()).equals(leader)).findFirst();
+    return config.peers().stream()
+        .filter(p -> QuorumRatis.peerId(p.nodeId()).equals(leader))
+        .findFirst();
   }
 
   /** {@inheritDoc} Whether this node leads the quorum now (no wait). */

@@ -2,8 +2,11 @@ package io.flexlog.server.control.quorum;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -28,6 +31,9 @@ final class QuorumLeadership {
   /** A follower that answered the leader within this many milliseconds counts as responsive. */
   static final long RESPONSIVE_MS = 300;
 
+  /** A follower whose commit index trails the leader's by more is not caught up. */
+  static final long CAUGHT_UP_ENTRIES = 32;
+
   private final int selfId;
   private final RaftServer server;
   private final RaftGroup group;
@@ -39,29 +45,52 @@ final class QuorumLeadership {
   }
 
   /**
-   * The members that answered this node within {@link #RESPONSIVE_MS}, when this node leads the
-   * group; empty when it does not.
+   * The members that answered this node within {@link #RESPONSIVE_MS} and whose log is caught up
+   * ({@link #caughtUp}), when this node leads the group; empty when it does not. A node that has
+   * just restarted answers at once but may still be far behind: handed the quorum, Ratis would wait
+   * for it to catch up (up to {@link #TRANSFER_TIMEOUT_MS}) while no lease is renewed, and a backup
+   * would take a role from a healthy leader (docs/architecture.md#sequencer-failover).
    */
   List<Integer> responsiveFollowers() {
+    RaftServer.Division division;
     RoleInfoProto role;
     try {
-      role = server.getDivision(group.getGroupId()).getInfo().getRoleInfoProto();
+      division = server.getDivision(group.getGroupId());
+      role = division.getInfo().getRoleInfoProto();
     } catch (IOException e) {
       return List.of();
     }
     if (!role.hasLeaderInfo()) {
       return List.of();
     }
+    Map<String, Long> commitIndex = new HashMap<>();
+    for (CommitInfoProto info : division.getCommitInfos()) {
+      commitIndex.put(info.getServer().getId().toStringUtf8(), info.getCommitIndex());
+    }
+    long leaderCommit = division.getRaftLog().getLastCommittedIndex();
     List<Integer> responsive = new ArrayList<>();
     for (ServerRpcProto follower : role.getLeaderInfo().getFollowerInfoList()) {
-      if (follower.getLastRpcElapsedTimeMs() <= RESPONSIVE_MS) {
-        String id = follower.getId().getId().toStringUtf8();
-        if (id.startsWith("node-")) {
-          responsive.add(Integer.parseInt(id.substring("node-".length())));
-        }
+      String id = follower.getId().getId().toStringUtf8();
+      if (id.startsWith("node-")
+          && caughtUp(
+              follower.getLastRpcElapsedTimeMs(),
+              commitIndex.getOrDefault(id, -1L),
+              leaderCommit)) {
+        responsive.add(Integer.parseInt(id.substring("node-".length())));
       }
     }
     return responsive;
+  }
+
+  /**
+   * A follower may take the quorum when it answered within {@link #RESPONSIVE_MS} and the commit
+   * index it last reported is within {@link #CAUGHT_UP_ENTRIES} of the leader's (every lease
+   * renewal is an entry, so the log of a follower that is up to date trails by a few).
+   */
+  static boolean caughtUp(long lastRpcElapsedMs, long followerCommitIndex, long leaderCommitIndex) {
+    return lastRpcElapsedMs <= RESPONSIVE_MS
+        && followerCommitIndex >= 0
+        && leaderCommitIndex - followerCommitIndex <= CAUGHT_UP_ENTRIES;
   }
 
   private boolean leads() {
@@ -78,9 +107,9 @@ final class QuorumLeadership {
    * @return whether the leadership moved
    */
   boolean transferTo(int nodeId) {
-    try (RaftClient client = MetadataQuorum.client(group, MetadataQuorum.peerId(selfId))) {
+    try (RaftClient client = QuorumRatis.client(group, QuorumRatis.peerId(selfId))) {
       RaftClientReply reply =
-          client.admin().transferLeadership(MetadataQuorum.peerId(nodeId), TRANSFER_TIMEOUT_MS);
+          client.admin().transferLeadership(QuorumRatis.peerId(nodeId), TRANSFER_TIMEOUT_MS);
       if (!reply.isSuccess()) {
         LOG.info(
             "node {}: handing the metadata quorum's leadership to node {} failed: {}",
