@@ -187,15 +187,7 @@ class SequencerTopologyUpdateTest {
   @Test
   void shouldRepeatAJoinMarkAfterTheNodeRestartedOnTheSameDataDirectory() throws Exception {
     SequencerNode node = startNode();
-    RawFrameClient old = connect(node);
-    old.hello(10, 0);
-    old.next(MessageType.WATERMARK); // catch-up
-    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
-    long last = old.awaitOrdered(GLOBAL.id(), 1).get(0).sn();
-    node.updateTopology(V2);
-    assertThat(TopologyMarkDescriptor.markSn(old.next(MessageType.TOPOLOGY_MARK)))
-        .isEqualTo(last + 1);
-    node.close();
+    long last = orderOneAndJoinV2(node);
 
     // Replica 11 was down meanwhile; the restarted process starts from the topology it stored.
     SequencerNode restarted =
@@ -248,15 +240,7 @@ class SequencerTopologyUpdateTest {
     resources.add(former);
     former.sharedJoinMarks(shared);
     former.start();
-    RawFrameClient old = connect(former);
-    old.hello(10, 0);
-    old.next(MessageType.WATERMARK);
-    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
-    long last = old.awaitOrdered(GLOBAL.id(), 1).get(0).sn();
-    former.updateTopology(V2);
-    assertThat(TopologyMarkDescriptor.markSn(old.next(MessageType.TOPOLOGY_MARK)))
-        .isEqualTo(last + 1);
-    former.close();
+    long last = orderOneAndJoinV2(former);
 
     // Node 1 takes both roles over (version 3), in a larger role epoch.
     Topology moved =
@@ -379,5 +363,24 @@ class SequencerTopologyUpdateTest {
         return frame;
       }
     }
+  }
+
+  /**
+   * Replica 10 of shard 0 has one append ordered; then the node applies V2 (a new shard joins) and
+   * the replica gets the join mark just past that SN; then the node stops.
+   *
+   * @return the SN of the ordered append
+   */
+  private long orderOneAndJoinV2(SequencerNode node) throws Exception {
+    RawFrameClient old = connect(node);
+    old.hello(10, 0);
+    old.next(MessageType.WATERMARK); // catch-up
+    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
+    long last = old.awaitOrdered(GLOBAL.id(), 1).get(0).sn();
+    node.updateTopology(V2);
+    assertThat(TopologyMarkDescriptor.markSn(old.next(MessageType.TOPOLOGY_MARK)))
+        .isEqualTo(last + 1);
+    node.close();
+    return last;
   }
 }
