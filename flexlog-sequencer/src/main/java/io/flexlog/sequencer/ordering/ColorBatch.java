@@ -111,6 +111,26 @@ final class ColorBatch {
     return slotEntries[slot][j];
   }
 
+  /**
+   * Adds every entry without an SN to {@code other}, in arrival order and in the same slot. Used
+   * only when a leased epoch runs out (docs/architecture.md, "Sequencer failover"), so it may
+   * allocate.
+   */
+  void copyUnassignedTo(ColorBatch other) {
+    int[] slotOf = new int[size];
+    for (int k = 0; k < activeCount; k++) {
+      int slot = activeSlots[k];
+      for (int j = 0; j < slotCounts[slot]; j++) {
+        slotOf[slotEntries[slot][j]] = slot;
+      }
+    }
+    for (int i = 0; i < size; i++) {
+      if (sn[i] == 0L) {
+        other.add(slotOf[i], hi[i], lo[i]);
+      }
+    }
+  }
+
   void clear() {
     for (int k = 0; k < activeCount; k++) {
       slotCounts[activeSlots[k]] = 0;
