@@ -1,6 +1,7 @@
 package io.flexlog.sequencer.ordering;
 
 import java.util.Arrays;
+import java.util.function.IntPredicate;
 
 /**
  * The new tokens of one color collected during one event-loop turn, in arrival order and grouped by
@@ -117,6 +118,11 @@ final class ColorBatch {
    * allocate.
    */
   void copyUnassignedTo(ColorBatch other) {
+    copyUnassignedTo(other, slot -> true);
+  }
+
+  /** {@link #copyUnassignedTo(ColorBatch)}, only the entries of slots {@code keep} accepts. */
+  void copyUnassignedTo(ColorBatch other, IntPredicate keep) {
     int[] slotOf = new int[size];
     for (int k = 0; k < activeCount; k++) {
       int slot = activeSlots[k];
@@ -125,7 +131,7 @@ final class ColorBatch {
       }
     }
     for (int i = 0; i < size; i++) {
-      if (sn[i] == 0L) {
+      if (sn[i] == 0L && keep.test(slotOf[i])) {
         other.add(slotOf[i], hi[i], lo[i]);
       }
     }

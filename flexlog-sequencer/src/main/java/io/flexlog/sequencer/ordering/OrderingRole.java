@@ -6,6 +6,7 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenWindow;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.agrona.collections.Int2IntHashMap;
 
 /**
@@ -236,6 +237,40 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
    */
   int dropAbandonedRanges(int childNodeId, int incarnation, long below) {
     return ranges.removeUnassignedBelow(childNodeId, incarnation, below);
+  }
+
+  /**
+   * Drops the waiting tokens of the shards {@code gone} accepts (by shard id) and forgets them in
+   * the dedup window. For a batch held across turns (a closed gate, an exhausted epoch) while the
+   * role of those shards' color left this node: their replicas fence this node and order the tokens
+   * with the new leader after their sync phase; published here, they would get a second SN
+   * (docs/architecture.md#sequencer-failover). Between turns only.
+   *
+   * @return how many were dropped
+   */
+  int dropTokensOfShards(IntPredicate gone) {
+    int dropped = 0;
+    for (int k = 0; k < batch.activeSlotCount(); k++) {
+      int slot = batch.activeSlot(k);
+      if (gone.test(shardIds[slot])) {
+        for (int j = 0; j < batch.entryCount(slot); j++) {
+          int e = batch.entry(slot, j);
+          dedup.remove(batch.hi(e), batch.lo(e));
+          dropped++;
+        }
+      }
+    }
+    if (dropped > 0) {
+      if (heldTokens == null) {
+        heldTokens = new ColorBatch(shardIds.length);
+      }
+      heldTokens.ensureSlots(shardIds.length);
+      batch.copyUnassignedTo(heldTokens, slot -> !gone.test(shardIds[slot]));
+      batch.clear();
+      heldTokens.copyUnassignedTo(batch);
+      heldTokens.clear();
+    }
+    return dropped;
   }
 
   /** This turn's range requests; after {@link #assignBatch} each carries its first SN. */

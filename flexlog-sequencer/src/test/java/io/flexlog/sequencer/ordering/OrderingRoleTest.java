@@ -340,6 +340,33 @@ class OrderingRoleTest {
   }
 
   @Test
+  void shouldDropHeldTokensOfShardsWhoseColorLeftTheNode() {
+    OrderingRole role = leasedRole(2);
+    int slot7 = role.shardSlot(7);
+    int slot9 = role.shardSlot(9);
+    role.offer(slot7, 1, 1);
+    role.offer(slot7, 1, 2);
+    role.offer(slot9, 1, 3);
+    role.offer(slot7, 1, 4);
+    assertThat(role.assignBatch()).isFalse();
+    role.clearBatch();
+    role.offer(slot9, 1, 5);
+    assertThat(tokensOf(role)).containsExactly(3L, 4L, 5L);
+
+    // The color of shard 9 moved to another node while the role waited for a new epoch.
+    assertThat(role.dropTokensOfShards(shardId -> shardId == 9)).isEqualTo(2);
+
+    assertThat(tokensOf(role)).containsExactly(4L);
+    assertThat(role.batch().entryCount(slot9)).isZero();
+    assertThat(role.offer(slot9, 1, 3))
+        .as("forgotten, not pending: a later request is ordered afresh")
+        .isEqualTo(OrderingRole.ACCEPTED);
+    role.adoptRoleEpoch(5);
+    assertThat(role.assignBatch()).isTrue();
+    assertThat(assignedSns(role)).containsExactly(Sn.of(5, 1), Sn.of(5, 2));
+  }
+
+  @Test
   void shouldRefuseARangeLargerThanAnEpoch() {
     OrderingRole role = role(5);
 
