@@ -97,10 +97,9 @@ final class JoinMarkTaker {
     int colorId = hosted.role.colorId();
     int[] lacking = lacking(topology, colorId, hosted.marks.toList());
     if (lacking.length > 0 && neverIssued(hosted)) {
-      // The role's first start (or its color's creation): the mark says only which shards the
-      // subtree has now, for the check of a later process. Every shard joined with it, so no
-      // replica
-      // hears of it now, and it is true, since no SN of the color exists yet.
+      // The role's first start (or its color's creation): the mark only records which shards
+      // the subtree has now, for the check of a later process. Every shard joined with it, so no
+      // replica hears of it, and it is true: no SN of the color exists yet.
       take(hosted, topology.version(), subtreeShardIds(hosted.role));
     } else if (lacking.length > 0) {
       LOG.info(
