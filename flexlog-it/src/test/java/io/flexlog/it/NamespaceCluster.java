@@ -71,7 +71,7 @@ final class NamespaceCluster implements AutoCloseable {
   }
 
   private String clusterYaml() {
-    StringBuilder b = new StringBuilder("cluster:\n  sequencer-failover: true\n  nodes:\n");
+    StringBuilder b = new StringBuilder("cluster:\n  nodes:\n");
     for (int id = 0; id < NODES; id++) {
       b.append(
           String.format(

@@ -67,7 +67,8 @@ final class TestCluster implements AutoCloseable {
    * @param colors YAML flow mappings of {@code cluster.colors}, one per entry
    * @param shards YAML flow mappings of {@code cluster.shards}, one per entry
    * @param failover whether the sequencer nodes form the metadata quorum (each with an admin and a
-   *     metadata port) with {@code sequencer-failover} on, every one a backup of every role
+   *     metadata port), which turns {@code sequencer-failover} on by default when there are three
+   *     or more of them: every one a backup of every role
    */
   record Layout(
       List<Integer> sequencers,
@@ -152,7 +153,8 @@ final class TestCluster implements AutoCloseable {
   private String yaml(int self) {
     StringBuilder y = new StringBuilder();
     y.append("cluster:\n  max-record-bytes: 1MiB\n");
-    y.append(layout.failover() ? "  sequencer-failover: true\n  nodes:\n" : "  nodes:\n");
+    // No sequencer-failover key: a quorum of three or more sequencer nodes turns it on by default.
+    y.append("  nodes:\n");
     for (int sequencer : layout.sequencers()) {
       y.append(node(sequencer, "sequencer", self));
     }

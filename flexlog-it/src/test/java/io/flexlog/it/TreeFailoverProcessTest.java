@@ -152,7 +152,7 @@ class TreeFailoverProcessTest {
         assertThat(logsOf(node))
             .as("node %d, which leads %s, re-targets its route to global's new leader", node, child)
             .contains(
-                "to node %d (role epoch %d) failed over (was on node %d)"
+                "to node %d (role epoch %d) failed over from node %d"
                     .formatted(movedGlobal.leader(), movedGlobal.epoch(), global.leader()));
       }
     }

@@ -1,5 +1,14 @@
 package io.flexlog.sequencer;
 
+import static io.flexlog.sequencer.JoinMarkFixture.GLOBAL;
+import static io.flexlog.sequencer.JoinMarkFixture.GREEN;
+import static io.flexlog.sequencer.JoinMarkFixture.NEW_SHARD;
+import static io.flexlog.sequencer.JoinMarkFixture.NODES;
+import static io.flexlog.sequencer.JoinMarkFixture.V1;
+import static io.flexlog.sequencer.JoinMarkFixture.V2;
+import static io.flexlog.sequencer.JoinMarkFixture.orderOneAndJoinV2;
+import static io.flexlog.sequencer.JoinMarkFixture.quorumStore;
+import static io.flexlog.sequencer.JoinMarkFixture.v2LedBy;
 import static io.flexlog.sequencer.RawFrameClient.entries;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,12 +28,14 @@ import io.flexlog.core.protocol.MetadataDescriptor;
 import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.core.util.DurableFiles;
 import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,30 +51,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@link SequencerNode#updateTopology}: roles and shards added to a running node. */
 class SequencerTopologyUpdateTest {
-  private static final int GREEN = 3;
-  private static final int NEW_SHARD = 5;
-
-  private static final List<NodeAddress> NODES =
-      List.of(
-          new NodeAddress(0, Kind.SEQUENCER, "127.0.0.1", 0),
-          new NodeAddress(1, Kind.SEQUENCER, "127.0.0.1", 0),
-          new NodeAddress(10, Kind.REPLICA, "127.0.0.1", 0),
-          new NodeAddress(11, Kind.REPLICA, "127.0.0.1", 0));
-  private static final Color GLOBAL = new Color(Color.GLOBAL_ID, "global", Color.NO_PARENT, 0);
-
-  private static final Topology V1 =
-      new Topology(1, NODES, List.of(GLOBAL), List.of(new Shard(0, GLOBAL.id(), List.of(10, 11))));
-
-  /** V1 plus color green under global on this node, with one new shard on replica 11. */
-  private static final Topology V2 =
-      new Topology(
-          2,
-          NODES,
-          List.of(GLOBAL, new Color(GREEN, "green", GLOBAL.id(), 0)),
-          List.of(
-              new Shard(0, GLOBAL.id(), List.of(10, 11)),
-              new Shard(NEW_SHARD, GREEN, List.of(11))));
-
   private static EventLoopGroup clientGroup;
 
   @TempDir Path dataDir;
@@ -187,7 +174,7 @@ class SequencerTopologyUpdateTest {
   @Test
   void shouldRepeatAJoinMarkAfterTheNodeRestartedOnTheSameDataDirectory() throws Exception {
     SequencerNode node = startNode();
-    long last = orderOneAndJoinV2(node);
+    long last = orderOneAndJoinV2(connect(node), node);
 
     // Replica 11 was down meanwhile; the restarted process starts from the topology it stored.
     SequencerNode restarted =
@@ -240,7 +227,7 @@ class SequencerTopologyUpdateTest {
     resources.add(former);
     former.sharedJoinMarks(shared);
     former.start();
-    long last = orderOneAndJoinV2(former);
+    long last = orderOneAndJoinV2(connect(former), former);
 
     // Node 1 takes both roles over (version 3), in a larger role epoch.
     Topology moved =
@@ -300,6 +287,104 @@ class SequencerTopologyUpdateTest {
     assertThat(old.drain()).as("frames before the mark is saved").isEmpty();
     saved.complete(null);
     assertThat(old.awaitOrdered(GLOBAL.id(), 1)).hasSize(1);
+  }
+
+  /**
+   * Issue 10's narrow window without failover: the process applied V2 and took the mark, but the
+   * file could not be written before it stopped. It issued nothing at or above the mark, so the
+   * restarted process takes one again at its own first SN, before it issues anything, and repeats
+   * it to the old shard's returning replica.
+   */
+  @Test
+  void shouldTakeTheJoinMarkAgainWhenTheProcessStoppedBeforeItWasSaved() throws Exception {
+    SequencerNode node = startNode();
+    Path blocked = DurableFiles.tempFile(dataDir.resolve("join-marks"));
+    Files.createDirectory(blocked); // the file cannot be replaced: every save fails
+    orderOneAndJoinV2(connect(node), node);
+    Files.delete(blocked);
+
+    SequencerNode restarted =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
+            V2,
+            new SimpleMeterRegistry());
+    resources.add(restarted);
+    restarted.start();
+    long firstSn = Sn.of(restarted.epoch(), 1);
+    RawFrameClient returning = connect(restarted);
+    returning.hello(10, 0);
+    ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
+    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
+    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
+    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(firstSn);
+    assertThat(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK)))
+        .isEqualTo(Sn.of(restarted.epoch(), 0));
+    assertThat(JoinMarkFile.open(dataDir, 0).load(GLOBAL.id()))
+        .as("the mark is in the file")
+        .containsExactly(new JoinMarkStore.Mark(2, firstSn, List.of(NEW_SHARD)));
+    // The new shard's first record of global is at the mark, and the old replica hears of it only
+    // through a watermark, after the mark.
+    RawFrameClient joined = connect(restarted);
+    joined.hello(11, NEW_SHARD);
+    joined.orderRequest(GLOBAL.id(), NEW_SHARD, 11, new Token(9, 1));
+    assertThat(joined.awaitOrdered(GLOBAL.id(), 1).get(0).sn()).isEqualTo(firstSn);
+    assertThat(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK)))
+        .isEqualTo(firstSn);
+  }
+
+  /**
+   * Issue 10's narrow window with failover: the former leader applied V2 and took the mark, but the
+   * metadata quorum never committed it. The node that takes the role over finds shard 5 in the
+   * subtree without a mark, takes one at its own first SN, saves it, and issues nothing before the
+   * save completes.
+   */
+  @Test
+  void shouldTakeTheFormerLeadersUnsavedJoinMarkOnTheNodeThatTookTheRoleOver() throws Exception {
+    Map<Integer, List<JoinMarkStore.Mark>> quorum = new ConcurrentHashMap<>();
+    SequencerNode former =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(0).dataDir(dataDir.resolve("node-0")).build(),
+            V1,
+            new SimpleMeterRegistry());
+    resources.add(former);
+    former.sharedJoinMarks(quorumStore(quorum, new CompletableFuture<>())); // never commits
+    former.start();
+    orderOneAndJoinV2(connect(former), former);
+
+    int roleEpoch = former.epoch() + 1;
+    Topology moved = v2LedBy(3, 1, roleEpoch);
+    CompletableFuture<Void> committed = new CompletableFuture<>();
+    SequencerNode successor =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(1).dataDir(dataDir.resolve("node-1")).build(),
+            moved,
+            new SimpleMeterRegistry());
+    resources.add(successor);
+    successor.sharedJoinMarks(quorumStore(quorum, committed));
+    successor.start();
+    long firstSn = Sn.of(roleEpoch, 1);
+    RawFrameClient returning = connect(successor);
+    returning.hello(10, 0);
+    ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
+    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
+    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(3);
+    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(firstSn);
+    assertThat(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK)))
+        .isEqualTo(Sn.of(roleEpoch, 0));
+
+    RawFrameClient joined = connect(successor);
+    joined.hello(11, NEW_SHARD);
+    joined.orderRequest(GLOBAL.id(), NEW_SHARD, 11, new Token(9, 1));
+    Thread.sleep(300);
+    assertThat(joined.drain())
+        .as("frames before the mark is committed")
+        .noneMatch(f -> FrameDescriptor.type(f) == MessageType.ORDER_RESPONSE);
+    committed.complete(null);
+    assertThat(quorum.get(GLOBAL.id()))
+        .containsExactly(new JoinMarkStore.Mark(3, firstSn, List.of(NEW_SHARD)));
+    assertThat(joined.awaitOrdered(GLOBAL.id(), 1).get(0).sn()).isEqualTo(firstSn);
+    assertThat(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK)))
+        .isEqualTo(firstSn);
   }
 
   @Test
@@ -363,24 +448,5 @@ class SequencerTopologyUpdateTest {
         return frame;
       }
     }
-  }
-
-  /**
-   * Replica 10 of shard 0 has one append ordered; then the node applies V2 (a new shard joins) and
-   * the replica gets the join mark just past that SN; then the node stops.
-   *
-   * @return the SN of the ordered append
-   */
-  private long orderOneAndJoinV2(SequencerNode node) throws Exception {
-    RawFrameClient old = connect(node);
-    old.hello(10, 0);
-    old.next(MessageType.WATERMARK); // catch-up
-    old.orderRequest(GLOBAL.id(), 0, 10, new Token(8, 1));
-    long last = old.awaitOrdered(GLOBAL.id(), 1).get(0).sn();
-    node.updateTopology(V2);
-    assertThat(TopologyMarkDescriptor.markSn(old.next(MessageType.TOPOLOGY_MARK)))
-        .isEqualTo(last + 1);
-    node.close();
-    return last;
   }
 }

@@ -342,6 +342,14 @@ public final class NodeProcess implements AutoCloseable {
     return Optional.ofNullable(member).map(QuorumMember::adminAddress);
   }
 
+  /**
+   * Whether this sequencer node holds its roles under leases and backs up every other role
+   * (sequencer failover, docs/architecture.md#sequencer-failover).
+   */
+  public boolean failover() {
+    return leasedRoles != null;
+  }
+
   /** The topology version this node runs. */
   public long topologyVersion() {
     return sequencer != null ? sequencer.topologyVersion() : replica.topologyVersion();

@@ -21,6 +21,8 @@ import java.util.ArrayList;
  * <p>Threading: owned by the node's event loop.
  */
 final class Broadcaster {
+  private static final int[] NO_SHARDS = new int[0];
+
   private final ByteBufAllocator alloc;
   private final ReplicaRegistry registry;
   private final ArrayList<PeerLink> dirty = new ArrayList<>();
@@ -111,11 +113,33 @@ final class Broadcaster {
    * response and watermark written before it (docs/architecture.md#subscribe).
    */
   void writeMark(int colorId, long topologyVersion, long markSn, ShardSlots slots, int slotCount) {
+    writeMark(colorId, topologyVersion, markSn, slots, slotCount, NO_SHARDS);
+  }
+
+  /**
+   * Like {@link #writeMark(int, long, long, ShardSlots, int)} for every shard of {@code slots} but
+   * those in {@code joinedShardIds} (the shards that joined with the mark, wherever their slots).
+   */
+  void writeMark(
+      int colorId, long topologyVersion, long markSn, ShardSlots slots, int[] joinedShardIds) {
+    writeMark(colorId, topologyVersion, markSn, slots, slots.shardCount(), joinedShardIds);
+  }
+
+  private void writeMark(
+      int colorId,
+      long topologyVersion,
+      long markSn,
+      ShardSlots slots,
+      int slotCount,
+      int[] skippedShardIds) {
     long stamp = ++watermarkStamp;
     ByteBuf frame =
         TopologyMarkDescriptor.encode(alloc, 0L, colorId, colorId, topologyVersion, markSn);
     try {
       for (int slot = 0; slot < slotCount; slot++) {
+        if (contains(skippedShardIds, slots.shardId(slot))) {
+          continue;
+        }
         ShardTargets targets = registry.targets(slots.shardId(slot));
         if (targets == null) {
           continue;
@@ -169,6 +193,15 @@ final class Broadcaster {
   private static boolean hasLinks(ShardTargets targets) {
     for (int p = 0; p < targets.capacity(); p++) {
       if (targets.link(p) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean contains(int[] ids, int id) {
+    for (int x : ids) {
+      if (x == id) {
         return true;
       }
     }

@@ -92,6 +92,18 @@ public interface JoinMarkStore {
       public CompletableFuture<Void> save(int colorId, List<Mark> marks) {
         return local.save(colorId, marks).thenCompose(done -> shared.save(colorId, marks));
       }
+
+      /** The shared store is where every leader of the role saves; the local one is a subset. */
+      @Override
+      public boolean complete() {
+        return shared.complete();
+      }
+
+      /** Whether the shared store has them: the role's next leader may find only those there. */
+      @Override
+      public boolean keeps(int colorId, List<Mark> marks) {
+        return shared.keeps(colorId, marks);
+      }
     };
   }
 
@@ -107,4 +119,28 @@ public interface JoinMarkStore {
    *     until then
    */
   CompletableFuture<Void> save(int colorId, List<Mark> marks);
+
+  /**
+   * Whether {@link #load} returns every mark that any leader of a role saved for its color, so that
+   * a shard of the subtree that no loaded mark names lacks one (its leader took it and stopped
+   * before it was saved; docs/architecture.md#join-marks): true for a node's file without failover
+   * (the role never leaves the node) and for the metadata quorum with it (every leader saves
+   * there). A role whose store is complete takes a mark for such shards before it issues anything;
+   * with a store that keeps less (the default, and {@link #NONE}) a missing mark proves nothing and
+   * the role takes none.
+   */
+  default boolean complete() {
+    return false;
+  }
+
+  /** Whether every one of {@code marks} (by topology version) is saved here for {@code colorId}. */
+  default boolean keeps(int colorId, List<Mark> marks) {
+    List<Mark> saved = load(colorId);
+    for (Mark mark : marks) {
+      if (saved.stream().noneMatch(s -> s.topologyVersion() == mark.topologyVersion())) {
+        return false;
+      }
+    }
+    return true;
+  }
 }

@@ -55,6 +55,7 @@ public final class OrderingService {
   private final ParentLinks parentLinks;
   private final CatchUp catchUp;
   private final TopologyInstall topologyInstall;
+  private final JoinMarkTaker markTaker;
   private final Runnable endTurnTask = this::endTurn;
   private boolean turnScheduled;
 
@@ -101,15 +102,11 @@ public final class OrderingService {
         new ParentLinks(
             nodeId, incarnation, tables, broadcaster, childLinks, runtime, this::scheduleEndOfTurn);
     this.catchUp = new CatchUp(tables, broadcaster);
+    this.markTaker = new JoinMarkTaker(incarnation, tables, broadcaster, childLinks);
+    tables.onUncheckedMarks(markTaker::takeLost);
     this.topologyInstall =
         new TopologyInstall(
-            nodeId,
-            tables,
-            registry,
-            broadcaster,
-            childLinks,
-            parentLinks,
-            this::scheduleEndOfTurn);
+            nodeId, tables, registry, markTaker, childLinks, parentLinks, this::scheduleEndOfTurn);
   }
 
   /**
@@ -123,11 +120,15 @@ public final class OrderingService {
   /**
    * Keeps the hosted roles' join marks in {@code store} (docs/architecture.md#join-marks) and loads
    * those saved there by earlier processes, so that a replica that was down when a mark was taken
-   * still gets it at its catch-up. Call before {@link #start}; without it marks live as long as the
-   * process.
+   * still gets it at its catch-up, and takes a mark for the shards of a hosted role's subtree whose
+   * mark its former process took but never saved ({@link JoinMarkTaker#takeLost}). Call before
+   * {@link #start}, after {@link #issueGate}; without it marks live as long as the process.
    */
   public void joinMarkStore(JoinMarkStore store) {
     tables.markStore(store);
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      markTaker.takeLost(hosted);
+    }
   }
 
   /** Asks the runtime for connections to the parent nodes. Call once, on the owning thread. */

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
@@ -36,6 +37,12 @@ final class OrderingTables {
     /** Whether the failure of {@link #saving} was logged. */
     boolean savingFailureLogged;
 
+    /**
+     * Whether the role still has to look for shards of its subtree that lack a saved mark ({@link
+     * JoinMarkTaker#takeLost}); it issues nothing until it did.
+     */
+    boolean marksUnchecked;
+
     HostedColor(OrderingRole role, SequencerMetrics.RoleMeters meters) {
       this.role = role;
       this.meters = meters;
@@ -50,6 +57,7 @@ final class OrderingTables {
   private final IssueObserver observer;
   private IssueGate gate = IssueGate.ALWAYS;
   private JoinMarkStore markStore = JoinMarkStore.NONE;
+  private Consumer<HostedColor> checkMarks = h -> {};
 
   private Topology topology;
   private Routing routing;
@@ -94,6 +102,12 @@ final class OrderingTables {
     return new IssueGate() {
       @Override
       public boolean mayIssue(int colorId, int epoch) {
+        if (h.marksUnchecked) {
+          checkMarks.accept(h);
+          if (h.marksUnchecked) {
+            return false;
+          }
+        }
         return marksDurable(h) && gate.mayIssue(colorId, epoch);
       }
 
@@ -118,7 +132,49 @@ final class OrderingTables {
     this.markStore = store;
     for (HostedColor h : hostedList) {
       h.marks.load(store.load(h.role.colorId()));
+      h.marksUnchecked = store.complete();
     }
+  }
+
+  /**
+   * What a role whose marks are unchecked runs when its gate is asked: {@link
+   * JoinMarkTaker#takeLost}, which may take a mark (and so write frames); before the first turn.
+   */
+  void onUncheckedMarks(Consumer<HostedColor> check) {
+    this.checkMarks = check;
+  }
+
+  /**
+   * Whether the marks {@code h} loaded are all its color's saved marks, so that a shard none names
+   * lacks one ({@link JoinMarkTaker#takeLost}): the store keeps every leader's marks ({@link
+   * JoinMarkStore#complete}) and, for a role whose epoch comes from the metadata quorum, this
+   * process took the role in the epoch the topology names (so this node's copy of the metadata has
+   * applied every mark saved before that take). Without leases (no failover), at once.
+   */
+  boolean marksCheckable(HostedColor h) {
+    if (!markStore.complete()) {
+      return false;
+    }
+    int colorId = h.role.colorId();
+    int committed = committedRoleEpoch(h);
+    return committed == 0
+        || !leased()
+        || (committed == h.role.epoch() && gate.tookEpoch(colorId, committed));
+  }
+
+  /** The role epoch the topology names for {@code h}'s color: 0 before its first lease. */
+  int committedRoleEpoch(HostedColor h) {
+    return topology.color(h.role.colorId()).map(Color::roleEpoch).orElse(0);
+  }
+
+  /** Whether the roles issue under leases of the metadata quorum (with failover). */
+  boolean leased() {
+    return gate != IssueGate.ALWAYS;
+  }
+
+  /** Whether the store keeps every mark {@code h} holds, where the role's next leader looks. */
+  boolean marksKept(HostedColor h) {
+    return markStore.keeps(h.role.colorId(), h.marks.toList());
   }
 
   /**
@@ -277,6 +333,7 @@ final class OrderingTables {
     HostedColor hosted = new HostedColor(role, metrics.forColor(color.name()));
     role.gate(gated(hosted, gate));
     hosted.marks.load(markStore.load(color.id()));
+    hosted.marksUnchecked = markStore.complete();
     return hosted;
   }
 

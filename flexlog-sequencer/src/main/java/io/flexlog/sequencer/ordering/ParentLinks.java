@@ -285,9 +285,11 @@ final class ParentLinks {
       }
     }
     LOG.info(
-        "node {}: the parent role of {} failed over (was on node {}); {} range requests re-sent",
+        "node {}: the parent role of {} {} node {}; {} range requests re-sent",
         nodeId,
         route,
+        // The same node in a larger epoch: its first lease, a restart, or a new epoch it took.
+        formerParent == route.parentNodeId() ? "is in a new role epoch on" : "failed over from",
         formerParent,
         moved.size());
     if (!moved.isEmpty()) {

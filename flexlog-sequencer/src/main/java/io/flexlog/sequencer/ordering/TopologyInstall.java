@@ -1,6 +1,5 @@
 package io.flexlog.sequencer.ordering;
 
-import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
 import org.agrona.collections.Int2IntHashMap;
 import org.slf4j.Logger;
@@ -9,11 +8,12 @@ import org.slf4j.LoggerFactory;
 /**
  * How the {@link OrderingService} takes a newer topology
  * (docs/architecture.md#ordering-in-the-sequencer-tree): checks it with {@link TopologyChange},
- * installs it in the {@link OrderingTables} and the {@link ReplicaRegistry}, writes a join mark for
- * every hosted color whose subtree gained shards (docs/architecture.md#subscribe), lets the parent
- * and child links follow, and after a failover lets the routes follow the moved roles ({@link
- * TreeHealing}). Like the service, it touches no socket: frames go through the {@link Broadcaster}
- * and the links, and the end of the turn is scheduled through the service.
+ * installs it in the {@link OrderingTables} and the {@link ReplicaRegistry}, has the {@link
+ * JoinMarkTaker} take a join mark for every hosted color whose subtree gained shards, or that lacks
+ * one its former leader took (docs/architecture.md#join-marks), lets the parent and child links
+ * follow, and after a failover lets the routes follow the moved roles ({@link TreeHealing}). Like
+ * the service, it touches no socket: frames go through the mark taker and the links, and the end of
+ * the turn is scheduled through the service.
  *
  * <p>Logs under the {@code OrderingService} logger, so that one logger setting covers all of the
  * node's ordering lines. Threading: the node's event loop, like the service.
@@ -24,7 +24,7 @@ final class TopologyInstall {
   private final int nodeId;
   private final OrderingTables tables;
   private final ReplicaRegistry registry;
-  private final Broadcaster broadcaster;
+  private final JoinMarkTaker markTaker;
   private final ChildLinks childLinks;
   private final ParentLinks parentLinks;
   private final TreeHealing healing;
@@ -34,14 +34,14 @@ final class TopologyInstall {
       int nodeId,
       OrderingTables tables,
       ReplicaRegistry registry,
-      Broadcaster broadcaster,
+      JoinMarkTaker markTaker,
       ChildLinks childLinks,
       ParentLinks parentLinks,
       Runnable scheduleEndOfTurn) {
     this.nodeId = nodeId;
     this.tables = tables;
     this.registry = registry;
-    this.broadcaster = broadcaster;
+    this.markTaker = markTaker;
     this.childLinks = childLinks;
     this.parentLinks = parentLinks;
     this.healing = new TreeHealing(nodeId, tables, parentLinks, childLinks);
@@ -76,9 +76,12 @@ final class TopologyInstall {
     OrderingTables.Changes changes = tables.install(newer);
     registry.update(newer);
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      // A role whose marks are not checked yet (it may lack its former leader's last one) takes
+      // no mark of its own before the check: the check's mark covers the shards joining now too.
+      markTaker.takeLost(hosted);
       int before = shardsBefore.get(hosted.role.colorId());
-      if (before >= 0 && hosted.role.shardCount() > before) {
-        writeJoinMark(hosted, newer.version(), before);
+      if (!hosted.marksUnchecked && before >= 0 && hosted.role.shardCount() > before) {
+        markTaker.take(hosted, newer.version(), joinedSince(hosted.role, before));
       }
     }
     parentLinks.install();
@@ -93,35 +96,11 @@ final class TopologyInstall {
         tables.routing().hostedColors());
   }
 
-  /**
-   * The subtree of a hosted color gained shards: takes the join mark, the next SN the role issues
-   * (every SN issued so far is below it, every SN a new shard can get is at or above it, also after
-   * an epoch change), and sends it to the replicas of the shards that were in the subtree before
-   * and down the child edges, behind everything already written to them and ahead of every later
-   * watermark (docs/architecture.md#subscribe). The new shards' replicas need none: a subscriber
-   * that streams from one already has a topology with them.
-   */
-  private void writeJoinMark(
-      OrderingTables.HostedColor hosted, long topologyVersion, int slotsBefore) {
-    OrderingRole role = hosted.role;
-    long markSn = role.watermark() + 1;
+  private static int[] joinedSince(OrderingRole role, int slotsBefore) {
     int[] joined = new int[role.shardCount() - slotsBefore];
     for (int slot = slotsBefore; slot < role.shardCount(); slot++) {
       joined[slot - slotsBefore] = role.shardId(slot);
     }
-    if (!hosted.marks.add(topologyVersion, markSn, joined)) {
-      return;
-    }
-    // Durable before anyone hears of it and before any SN at or above it is issued: a process that
-    // restarts (or the node the role comes back to) repeats it to the replicas that were down.
-    tables.saveMarks(hosted);
-    broadcaster.writeMark(role.colorId(), topologyVersion, markSn, role, slotsBefore);
-    childLinks.writeMark(role.colorId(), topologyVersion, markSn, hosted.edges);
-    LOG.info(
-        "color {}: subtree has {} shards at topology version {}; join mark at SN {}",
-        OrderingService.describe(role.color()),
-        role.shardCount(),
-        topologyVersion,
-        Sn.describe(markSn));
+    return joined;
   }
 }

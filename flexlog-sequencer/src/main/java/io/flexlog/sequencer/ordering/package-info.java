@@ -24,9 +24,10 @@
  *       shards as {@code ShardSlots}. {@code Routing} computes roles and routes from the topology,
  *       {@code OrderingTables} holds them with their {@code JoinMarks} (saved in a {@link
  *       io.flexlog.sequencer.ordering.JoinMarkStore}, so they outlive the process and follow a role
- *       to its next leader), {@code TopologyChange} says which newer topologies can be applied, and
- *       {@code TopologyInstall} applies one (tables, registry, join marks, links); after a failover
- *       {@code TreeHealing} lets routes follow the moved roles.
+ *       to its next leader; {@code JoinMarkTaker} takes them, also for shards whose mark a former
+ *       leader lost), {@code TopologyChange} says which newer topologies can be applied, and {@code
+ *       TopologyInstall} applies one (tables, registry, join marks, links); after a failover {@code
+ *       TreeHealing} lets routes follow the moved roles.
  *   <li>Replicas below: {@code ReplicaRegistry} maps each shard to its replicas' connections
  *       ({@code ShardTargets}); {@code CatchUp} writes what a newly registered replica must hear
  *       first.

@@ -25,6 +25,7 @@ final class SequencerCommand implements Callable<Integer> {
                 + node.sequencer().epoch()
                 + " topology-version="
                 + node.topologyVersion()
-                + node.adminAddress().map(a -> " admin=" + a).orElse(""));
+                + node.adminAddress().map(a -> " admin=" + a).orElse("")
+                + (node.failover() ? " failover=on" : " failover=off"));
   }
 }

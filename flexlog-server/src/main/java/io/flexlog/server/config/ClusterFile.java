@@ -81,6 +81,12 @@ public final class ClusterFile {
   /** The lists of {@code cluster:}: the topology. Its scalar keys are in {@link ClusterFileDef}. */
   private static final List<String> TOPOLOGY_KEYS = List.of("nodes", "colors", "shards");
 
+  /**
+   * Sequencer nodes a metadata quorum needs for sequencer failover to be on by default: a role's
+   * leader and {@code 2f} backups with {@code f} = 1.
+   */
+  static final int MIN_FAILOVER_SEQUENCERS = 3;
+
   private final Path source;
   private final Topology topology;
   private final int maxRecordBytes;
@@ -134,7 +140,7 @@ public final class ClusterFile {
           root.containsKey("node") ? map(root.get("node"), "node") : new HashMap<>();
       ClusterFileDef.NODE.checkKnown(node.keySet());
       return new ClusterFile(
-          path, topology, maxRecordBytes, node, quorum, parseFailover(settings, quorum));
+          path, topology, maxRecordBytes, node, quorum, parseFailover(settings, quorum, topology));
     } catch (IllegalArgumentException | ClassCastException e) {
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
     }
@@ -255,14 +261,38 @@ public final class ClusterFile {
     return port;
   }
 
-  private static RoleLeaseKeeper.Timing parseFailover(ConfigValues settings, QuorumConfig quorum) {
-    if (!settings.get(ClusterFileDef.SEQUENCER_FAILOVER)) {
+  /**
+   * Sequencer failover is on when the cluster file says so, and by default when the metadata quorum
+   * has at least {@link #MIN_FAILOVER_SEQUENCERS} sequencer nodes: every role then has a leader and
+   * two backups ({@code f} = 1; docs/architecture.md#sequencer-failover).
+   */
+  private static RoleLeaseKeeper.Timing parseFailover(
+      ConfigValues settings, QuorumConfig quorum, Topology topology) {
+    Boolean explicit = settings.get(ClusterFileDef.SEQUENCER_FAILOVER);
+    List<Integer> outside = quorum == null ? List.of() : sequencersOutside(quorum, topology);
+    boolean on =
+        explicit != null
+            ? explicit
+            : quorum != null
+                && outside.isEmpty()
+                && quorumSequencers(quorum, topology) >= MIN_FAILOVER_SEQUENCERS;
+    if (!on) {
       return null;
     }
     if (quorum == null) {
       throw new IllegalArgumentException(
           "cluster.sequencer-failover needs a metadata quorum: give the sequencer nodes an"
               + " admin-port");
+    }
+    if (!outside.isEmpty()) {
+      // Backups watch and take leases through their own copy of the metadata, which only quorum
+      // nodes have; a role on any other node would have no backup (docs/architecture.md).
+      throw new IllegalArgumentException(
+          "cluster.sequencer-failover: sequencer node(s) "
+              + outside
+              + " have no admin-port, but with failover every sequencer node must be a metadata"
+              + " quorum node (the backups of every role); give them an admin-port (the quorum"
+              + " needs an odd number of nodes) or set sequencer-failover: false");
     }
     java.time.Duration heartbeat = settings.get(ClusterFileDef.ROLE_HEARTBEAT);
     java.time.Duration lease = settings.get(ClusterFileDef.ROLE_LEASE);
@@ -276,6 +306,26 @@ public final class ClusterFile {
     }
     java.time.Duration margin = java.time.Duration.ofMillis(Math.min(100, lease.toMillis() / 5));
     return new RoleLeaseKeeper.Timing(heartbeat, lease, margin);
+  }
+
+  private static List<Integer> sequencersOutside(QuorumConfig quorum, Topology topology) {
+    List<Integer> outside = new ArrayList<>();
+    for (NodeAddress node : topology.nodes().values()) {
+      if (node.kind() == NodeAddress.Kind.SEQUENCER && quorum.peer(node.id()).isEmpty()) {
+        outside.add(node.id());
+      }
+    }
+    return outside;
+  }
+
+  private static int quorumSequencers(QuorumConfig quorum, Topology topology) {
+    int sequencers = 0;
+    for (QuorumConfig.Peer peer : quorum.peers()) {
+      if (topology.node(peer.nodeId()).kind() == NodeAddress.Kind.SEQUENCER) {
+        sequencers++;
+      }
+    }
+    return sequencers;
   }
 
   /**

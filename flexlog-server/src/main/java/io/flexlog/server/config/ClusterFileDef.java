@@ -64,11 +64,19 @@ public final class ClusterFileDef {
 
   public static final ConfigKey<Boolean> SEQUENCER_FAILOVER =
       CLUSTER.define(
-          ConfigKey.bool("sequencer-failover", false)
+          ConfigKey.bool("sequencer-failover", null)
+              .defaultDoc(
+                  "true when at least three sequencer nodes and no other sequencer node form the"
+                      + " metadata quorum")
+              .importance(Importance.HIGH)
               .doc(
                   "Whether the sequencer nodes of the metadata quorum hold each color's role under"
                       + " a lease and take over a role whose leader's lease lapsed (a larger role"
-                      + " epoch, published as a new topology version). Needs a metadata quorum."));
+                      + " epoch, published as a new topology version). Needs a metadata quorum"
+                      + " that holds every sequencer node (they are the backups). On by default"
+                      + " when the quorum has three or more sequencer nodes (a leader and two"
+                      + " backups for every role); false keeps every role on its configured"
+                      + " node."));
 
   public static final ConfigKey<Duration> ROLE_HEARTBEAT =
       CLUSTER.define(

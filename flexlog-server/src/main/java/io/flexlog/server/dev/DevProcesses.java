@@ -90,7 +90,7 @@ public final class DevProcesses implements AutoCloseable {
 
   /** The cluster file every node reads. */
   static String clusterYaml(Options o) {
-    StringBuilder b = new StringBuilder("cluster:\n  sequencer-failover: true\n  nodes:\n");
+    StringBuilder b = new StringBuilder("cluster:\n  nodes:\n");
     for (int id = 0; id < NODES; id++) {
       b.append(
           String.format(

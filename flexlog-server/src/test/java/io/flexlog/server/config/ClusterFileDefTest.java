@@ -190,5 +190,7 @@ class ClusterFileDefTest {
       assertThat(settings.durability()).isEqualTo(DurabilityMode.PROCESS);
     }
     assertThat(file.maxRecordBytes()).isEqualTo(1 << 20);
+    assertThat(file.quorum().orElseThrow().nodeIds()).containsExactly(0, 1, 2);
+    assertThat(file.failover()).isPresent();
   }
 }

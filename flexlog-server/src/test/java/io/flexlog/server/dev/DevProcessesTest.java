@@ -15,6 +15,7 @@ import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.server.control.AdminClient;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -45,6 +46,11 @@ class DevProcessesTest {
                     .readTimeout(Duration.ofSeconds(5))
                     .build())) {
       Map<Long, String> written = append(log, "before", 5);
+      for (int id = 0; id < DevProcesses.SEQUENCERS; id++) {
+        assertThat(Files.readString(cluster.log(id)))
+            .as("node %d: a quorum of three sequencer nodes turns failover on by default", id)
+            .contains(" failover=on");
+      }
 
       cluster.kill(1);
       assertThat(cluster.isAlive(1)).isFalse();

@@ -52,6 +52,15 @@ public final class QuorumJoinMarks implements JoinMarkStore, AutoCloseable {
     return quorum.thenAcceptAsync(q -> q.saveJoinMarks(colorId, copy), saver);
   }
 
+  /**
+   * Every leader of a role saves its marks here. Before {@link #attach} nothing is loaded, but a
+   * role with failover checks its marks only after it took its lease through the quorum.
+   */
+  @Override
+  public boolean complete() {
+    return true;
+  }
+
   @Override
   public void close() {
     saver.shutdownNow();

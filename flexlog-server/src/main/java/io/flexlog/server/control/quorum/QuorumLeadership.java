@@ -93,6 +93,19 @@ final class QuorumLeadership {
         && leaderCommitIndex - followerCommitIndex <= CAUGHT_UP_ENTRIES;
   }
 
+  /**
+   * This node's view of the group's leadership: the Raft term while a leader is known to it, -1
+   * while none is (an election, a hand-off). It changes whenever the leadership changes.
+   */
+  long leadershipView() {
+    try {
+      RaftServer.Division division = server.getDivision(group.getGroupId());
+      return division.getInfo().getLeaderId() == null ? -1 : division.getInfo().getCurrentTerm();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   private boolean leads() {
     try {
       return server.getDivision(group.getGroupId()).getInfo().isLeader();

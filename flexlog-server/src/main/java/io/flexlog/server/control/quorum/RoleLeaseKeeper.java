@@ -69,6 +69,15 @@ public final class RoleLeaseKeeper {
     /** Starts handing the quorum's leadership to {@code nodeId}; returns at once. */
     void handLeadershipTo(int nodeId);
 
+    /**
+     * This node's view of the quorum's leadership: a value that changes whenever the leader does
+     * (the Raft term), -1 while no leader is known. Constant for a quorum that never changes
+     * leader.
+     */
+    default long leadershipView() {
+      return 0;
+    }
+
     /** Adapts a {@link MetadataQuorum}. */
     static Quorum of(MetadataQuorum quorum) {
       QuorumLeadership leadership = quorum.leadership();
@@ -76,6 +85,11 @@ public final class RoleLeaseKeeper {
         @Override
         public List<Integer> responsiveFollowers() {
           return leadership.responsiveFollowers();
+        }
+
+        @Override
+        public long leadershipView() {
+          return leadership.leadershipView();
         }
 
         @Override
@@ -184,6 +198,15 @@ public final class RoleLeaseKeeper {
   /** When this node last took a role. */
   private long lastTakeNs;
 
+  /** The quorum's leadership as this node last saw it ({@link Quorum#leadershipView}). */
+  private long leadershipView = Long.MIN_VALUE;
+
+  /**
+   * Since when the quorum has had the leader this node sees now: no lease counts as lapsed for time
+   * before it (see {@link #watchQuorumLeadership}).
+   */
+  private long quorumSteadySinceNs;
+
   private record Seen(int leader, int epoch, long renewals, long sinceNs) {}
 
   /**
@@ -264,6 +287,7 @@ public final class RoleLeaseKeeper {
 
   /** One heartbeat: renew what this node leads, take what lapsed. */
   public void tick() {
+    watchQuorumLeadership();
     Topology topology = quorum.topology();
     if (topology == null) {
       return;
@@ -287,6 +311,22 @@ public final class RoleLeaseKeeper {
       }
     }
     placeQuorumLeader(quorum.leases());
+  }
+
+  /**
+   * Restarts every backup's lapse clock while the quorum has no leader and when its leader changed.
+   * Meanwhile no renewal could commit, so a renewal count that did not move says nothing about the
+   * role's leader: the quorum's hand-off ({@link #placeQuorumLeader}) stalls renewals for longer
+   * than a lease on a busy machine, and backups that counted that time took roles from healthy
+   * leaders (docs/architecture.md#sequencer-failover). Delaying a take is always safe; it costs up
+   * to a lease more when a role's leader dies while it also leads the quorum.
+   */
+  private void watchQuorumLeadership() {
+    long view = quorum.leadershipView();
+    if (view < 0 || view != leadershipView) {
+      leadershipView = view;
+      quorumSteadySinceNs = nanoClock.getAsLong();
+    }
   }
 
   /**
@@ -377,7 +417,7 @@ public final class RoleLeaseKeeper {
       return;
     }
     long waitNs = timing.lease().toNanos() + rank * timing.heartbeat().toNanos();
-    if (now - last.sinceNs() >= waitNs) {
+    if (now - Math.max(last.sinceNs(), quorumSteadySinceNs) >= waitNs) {
       LOG.warn(
           "node {}: the lease of color {} (leader {}, epoch {}) lapsed; taking the role",
           selfId,

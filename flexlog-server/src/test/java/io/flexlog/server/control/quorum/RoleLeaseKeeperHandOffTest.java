@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * The keeper keeps the metadata quorum's leader off the role leaders: a node that leads a role and
  * the quorum hands the quorum to a responsive backup that leads no role, and to nobody else. Also
  * what the keeper reports of its leases ({@code leasedRoles}, the {@code
- * flexlog.sequencer.roles.leased} gauge).
+ * flexlog.sequencer.roles.leased} gauge), and that a backup does not count the time the quorum
+ * spent without a leader, or changing it, as a lapse of the role's lease.
  */
 class RoleLeaseKeeperHandOffTest {
   private static final RoleLeaseKeeper.Timing TIMING = RoleLeaseKeeper.Timing.DEFAULT;
@@ -27,6 +28,7 @@ class RoleLeaseKeeperHandOffTest {
   private final Map<Integer, RoleLease> leases = new HashMap<>();
   private final List<Integer> handedTo = new ArrayList<>();
   private List<Integer> responsive = List.of();
+  private long leadershipView = 7;
 
   private static Topology topology() {
     List<NodeAddress> nodes = new ArrayList<>();
@@ -79,6 +81,11 @@ class RoleLeaseKeeperHandOffTest {
         @Override
         public void handLeadershipTo(int nodeId) {
           handedTo.add(nodeId);
+        }
+
+        @Override
+        public long leadershipView() {
+          return leadershipView;
         }
       };
 
@@ -187,5 +194,46 @@ class RoleLeaseKeeperHandOffTest {
     idle.tick();
     settle(idle);
     assertThat(handedTo).isEmpty();
+  }
+
+  @Test
+  void shouldNotCountTimeWithoutASteadyQuorumLeaderAsALapse() {
+    leases.put(Color.GLOBAL_ID, new RoleLease(Color.GLOBAL_ID, 0, 1, 3));
+    RoleLeaseKeeper backup = keeper(1); // rank 1: waits a lease and a heartbeat
+    Duration wait = TIMING.lease().plus(TIMING.heartbeat());
+    backup.tick(); // sees renewal 3
+
+    advance(Duration.ofMillis(300));
+    leadershipView = -1; // a hand-off: the quorum elects a leader, no renewal commits
+    backup.tick();
+    advance(Duration.ofMillis(300));
+    leadershipView = 8; // the new leader
+    backup.tick();
+    assertThat(leases.get(Color.GLOBAL_ID).leaderNodeId())
+        .as("600 ms without a renewal, but the quorum had no leader for all of it")
+        .isZero();
+
+    advance(wait.minusMillis(1));
+    backup.tick();
+    assertThat(leases.get(Color.GLOBAL_ID).leaderNodeId()).isZero();
+    advance(Duration.ofMillis(1));
+    backup.tick();
+    assertThat(leases.get(Color.GLOBAL_ID))
+        .as("a whole wait under the new quorum leader without a renewal: the lease lapsed")
+        .isEqualTo(new RoleLease(Color.GLOBAL_ID, 1, 2, 0));
+  }
+
+  @Test
+  void shouldTakeALapsedRoleAfterTheWaitWhileTheQuorumLeaderStaysTheSame() {
+    leases.put(Color.GLOBAL_ID, new RoleLease(Color.GLOBAL_ID, 0, 1, 3));
+    RoleLeaseKeeper backup = keeper(1);
+    backup.tick();
+
+    advance(TIMING.lease().plus(TIMING.heartbeat()).minusMillis(1));
+    backup.tick();
+    assertThat(leases.get(Color.GLOBAL_ID).leaderNodeId()).isZero();
+    advance(Duration.ofMillis(1));
+    backup.tick();
+    assertThat(leases.get(Color.GLOBAL_ID).leaderNodeId()).isEqualTo(1);
   }
 }
