@@ -126,6 +126,14 @@ public final class NodeProcess implements AutoCloseable {
                 RoleLeaseKeeper k = keeper.get();
                 return k != null && k.tookEpoch(colorId, epoch);
               }
+
+              @Override
+              public void epochExhausted(int colorId, int epoch) {
+                RoleLeaseKeeper k = keeper.get();
+                if (k != null) {
+                  k.epochExhausted(colorId, epoch);
+                }
+              }
             }
             : IssueGate.ALWAYS;
     // With failover, join marks follow the role through the quorum

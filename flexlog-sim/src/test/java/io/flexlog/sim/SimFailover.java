@@ -4,10 +4,12 @@ import io.flexlog.core.error.MetadataUnavailableException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.server.control.quorum.RoleCommand;
 import io.flexlog.server.control.quorum.RoleLease;
 import io.flexlog.server.control.quorum.RoleLeaseKeeper;
 import io.flexlog.server.control.quorum.SimQuorumBridge;
+import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -56,7 +58,10 @@ final class SimFailover {
   /** Committed topologies that moved a role to another node. */
   long takeovers;
 
-  /** Committed topologies that gave a role a new epoch on the same node (a restarted leader). */
+  /**
+   * Committed topologies that gave a role a new epoch on the same node (a restart, an exhausted
+   * epoch).
+   */
   long retakes;
 
   /**
@@ -71,6 +76,23 @@ final class SimFailover {
    * further up.
    */
   long forwardingMoves;
+
+  /** (color, epoch) pairs whose leased epoch a role found exhausted (a small maxCounter). */
+  final Set<Long> exhaustedEpochs = new HashSet<>();
+
+  /** Every keeper of every incarnation, to count the roles taken again for an exhausted epoch. */
+  private final List<RoleLeaseKeeper> keepers = new ArrayList<>();
+
+  /**
+   * ORDER_RESPONSE frames with SNs of an earlier role epoch of the node a replica's topology names
+   * as the leader, delivered after the replica applied the later epoch: the last answers of an
+   * exhausted epoch still on the wire when the same leader took its role again (or answers the role
+   * gave again from its dedup window). The replica takes them (docs/architecture.md#fencing).
+   */
+  long lateSameLeaderResponses;
+
+  /** (color, epoch) → the node a committed lease gave that epoch to. */
+  private final Map<Long, Integer> leaderByEpoch = new HashMap<>();
 
   /** Proposals lost before they applied, and applied ones whose answer was lost. */
   long proposalsLost;
@@ -93,8 +115,28 @@ final class SimFailover {
 
   /** The keeper of a new sequencer incarnation, on virtual time, with node epoch {@code epoch}. */
   RoleLeaseKeeper keeper(int nodeId, int epoch) {
-    return new RoleLeaseKeeper(
-        nodeId, epoch, backups, new NodeQuorum(nodeId), world.clock::nanoTime, TIMING);
+    RoleLeaseKeeper keeper =
+        new RoleLeaseKeeper(
+            nodeId, epoch, backups, new NodeQuorum(nodeId), world.clock::nanoTime, TIMING);
+    keepers.add(keeper);
+    return keeper;
+  }
+
+  /** A role of {@code nodeId} ran out of counter in its leased epoch and asks for a new one. */
+  void onEpochExhausted(int nodeId, int colorId, int epoch) {
+    if (exhaustedEpochs.add(((long) colorId << 32) | epoch)) {
+      world.trace.note(
+          "sequencer " + nodeId + ": epoch " + epoch + " of color " + colorId + " is exhausted");
+    }
+  }
+
+  /** Roles taken again by their leader because their epoch was exhausted, over all keepers. */
+  long exhaustionTakes() {
+    long takes = 0;
+    for (RoleLeaseKeeper keeper : keepers) {
+      takes += keeper.exhaustionTakes();
+    }
+    return takes;
   }
 
   /** A restarted node's copy of the metadata caught up from the quorum (unless cut from it). */
@@ -188,6 +230,26 @@ final class SimFailover {
     checkIssuers("node " + nodeId + " issues");
   }
 
+  /** An ORDER_RESPONSE reached {@code to}; counts the late ones of an earlier epoch, see above. */
+  void onOrderResponse(SimLink.End to, ByteBuf frame) {
+    if (OrderResponseDescriptor.count(frame) == 0) {
+      return;
+    }
+    for (SimReplica r : world.replicas.values()) {
+      if (r.life == null || r.life != to.owner) {
+        continue;
+      }
+      int colorId = OrderResponseDescriptor.colorId(frame);
+      Color now = r.topology.color(colorId).orElse(null);
+      int epoch = Sn.epoch(OrderResponseDescriptor.sn(frame, 0));
+      Integer leader = leaderByEpoch.get(((long) colorId << 32) | epoch);
+      if (now != null && epoch < now.roleEpoch() && leader != null && leader == now.sequencerId()) {
+        lateSameLeaderResponses++;
+      }
+      return;
+    }
+  }
+
   /** At most one node may issue SNs of each color now. */
   void checkIssuers(String when) {
     int highest = 0;
@@ -249,6 +311,9 @@ final class SimFailover {
   private void committed(String what) {
     Topology before = latest.topology();
     latest = new Snapshot(latest.index() + 1, quorum.leases(), quorum.topology());
+    for (RoleLease lease : latest.leases().values()) {
+      leaderByEpoch.put(((long) lease.colorId() << 32) | lease.epoch(), lease.leaderNodeId());
+    }
     boolean newTopology = latest.topology().version() > before.version();
     if (newTopology) {
       boolean moved = false;

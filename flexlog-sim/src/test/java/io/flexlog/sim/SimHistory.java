@@ -87,6 +87,8 @@ final class SimHistory {
               AppendBatchAckDescriptor.sn(frame, i));
         }
       }
+    } else if (type == MessageType.ORDER_RESPONSE && world.failover != null) {
+      world.failover.onOrderResponse(to, frame);
     } else if (type == MessageType.APPEND_ACK) {
       onAppendAck(
           AppendAckDescriptor.replicaNodeId(frame),

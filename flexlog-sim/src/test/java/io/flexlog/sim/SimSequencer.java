@@ -134,6 +134,12 @@ final class SimSequencer {
               public boolean tookEpoch(int colorId, int epoch) {
                 return gateKeeper.tookEpoch(colorId, epoch);
               }
+
+              @Override
+              public void epochExhausted(int colorId, int epoch) {
+                world.failover.onEpochExhausted(id, colorId, epoch);
+                gateKeeper.epochExhausted(colorId, epoch);
+              }
             });
       } else {
         keeper = null;

@@ -9,6 +9,7 @@ import io.flexlog.core.protocol.RangeRequestDescriptor;
 import io.flexlog.core.protocol.RangeResponseDescriptor;
 import io.flexlog.core.protocol.SequencerHelloDescriptor;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -133,7 +134,11 @@ final class ChildLinks {
       return rejection;
     }
     long requestId = FrameDescriptor.requestId(frame);
+    long awaitedBefore = child.answeredBelow;
     long known = children.admit(child, requestId, RangeRequestDescriptor.oldestOutstanding(frame));
+    if (child.answeredBelow > awaitedBefore) {
+      dropAbandoned(child);
+    }
     if (known > 0) {
       broadcaster.write(
           link,
@@ -150,6 +155,17 @@ final class ChildLinks {
       }
     }
     return null;
+  }
+
+  // The child awaits no request below answeredBelow any more: one a role still holds (its gate was
+  // closed or its epoch exhausted) was moved to a new id when the child's route re-targeted, and
+  // would only burn SNs, which matters most for a role waiting for a new epoch
+  // (docs/architecture.md#sequencer-failover).
+  private void dropAbandoned(ChildRegistry.Child child) {
+    List<OrderingTables.HostedColor> hosted = tables.hostedColors();
+    for (int i = 0; i < hosted.size(); i++) {
+      hosted.get(i).role.dropAbandonedRanges(child.nodeId, child.incarnation, child.answeredBelow);
+    }
   }
 
   private Rejection validate(int childNodeId, int colorId, int via, int count) {

@@ -75,6 +75,60 @@ final class ChildParts {
     firstSns[i] = firstSn;
   }
 
+  /**
+   * Moves every part without a first SN to the end of {@code other}, in arrival order; the parts
+   * with one stay here, in order.
+   */
+  void moveUnassignedTo(ChildParts other) {
+    int kept = 0;
+    long keptTotal = 0;
+    for (int i = 0; i < size; i++) {
+      if (firstSns[i] == 0L) {
+        other.add(nodes[i], incarnations[i], requestIds[i], counts[i]);
+      } else {
+        nodes[kept] = nodes[i];
+        incarnations[kept] = incarnations[i];
+        requestIds[kept] = requestIds[i];
+        counts[kept] = counts[i];
+        firstSns[kept] = firstSns[i];
+        keptTotal += counts[i];
+        kept++;
+      }
+    }
+    size = kept;
+    total = keptTotal;
+  }
+
+  /**
+   * Removes the parts of child {@code childNodeId} in {@code incarnation} without a first SN whose
+   * request id is below {@code below}; the others keep their order.
+   *
+   * @return how many were removed
+   */
+  int removeUnassignedBelow(int childNodeId, int incarnation, long below) {
+    int kept = 0;
+    long keptTotal = 0;
+    for (int i = 0; i < size; i++) {
+      if (firstSns[i] == 0L
+          && nodes[i] == childNodeId
+          && incarnations[i] == incarnation
+          && requestIds[i] < below) {
+        continue;
+      }
+      nodes[kept] = nodes[i];
+      incarnations[kept] = incarnations[i];
+      requestIds[kept] = requestIds[i];
+      counts[kept] = counts[i];
+      firstSns[kept] = firstSns[i];
+      keptTotal += counts[i];
+      kept++;
+    }
+    int removed = size - kept;
+    size = kept;
+    total = keptTotal;
+    return removed;
+  }
+
   void clear() {
     size = 0;
     total = 0;

@@ -1,6 +1,7 @@
 package io.flexlog.sequencer.ordering;
 
 import java.util.Arrays;
+import java.util.function.IntPredicate;
 
 /**
  * The new tokens of one color collected during one event-loop turn, in arrival order and grouped by
@@ -109,6 +110,31 @@ final class ColorBatch {
   /** The arrival index of the {@code j}-th entry of {@code slot}. */
   int entry(int slot, int j) {
     return slotEntries[slot][j];
+  }
+
+  /**
+   * Adds every entry without an SN to {@code other}, in arrival order and in the same slot. Used
+   * only when a leased epoch runs out (docs/architecture.md, "Sequencer failover"), so it may
+   * allocate.
+   */
+  void copyUnassignedTo(ColorBatch other) {
+    copyUnassignedTo(other, slot -> true);
+  }
+
+  /** {@link #copyUnassignedTo(ColorBatch)}, only the entries of slots {@code keep} accepts. */
+  void copyUnassignedTo(ColorBatch other, IntPredicate keep) {
+    int[] slotOf = new int[size];
+    for (int k = 0; k < activeCount; k++) {
+      int slot = activeSlots[k];
+      for (int j = 0; j < slotCounts[slot]; j++) {
+        slotOf[slotEntries[slot][j]] = slot;
+      }
+    }
+    for (int i = 0; i < size; i++) {
+      if (sn[i] == 0L && keep.test(slotOf[i])) {
+        other.add(slotOf[i], hi[i], lo[i]);
+      }
+    }
   }
 
   void clear() {

@@ -22,4 +22,14 @@ public interface IssueGate {
   default boolean tookEpoch(int colorId, int epoch) {
     return true;
   }
+
+  /**
+   * The role of {@code colorId} has no counter left in its leased {@code epoch} for its work: it
+   * holds that work and issues nothing more in the epoch, until a topology gives it a larger one.
+   * The gate's lease keeper takes the role again (a new epoch on the same node,
+   * docs/architecture.md#sequencer-failover). Called on the owning thread, again every few
+   * milliseconds while the role waits; must be cheap. A role not managed by leases moves to a new
+   * epoch by itself and never calls it.
+   */
+  default void epochExhausted(int colorId, int epoch) {}
 }

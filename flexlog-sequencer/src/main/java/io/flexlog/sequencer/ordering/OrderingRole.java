@@ -6,6 +6,7 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenWindow;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.agrona.collections.Int2IntHashMap;
 
 /**
@@ -20,7 +21,9 @@ import org.agrona.collections.Int2IntHashMap;
  * role strictly increase; when the counter would pass {@code maxCounter} the role first moves to a
  * new durable epoch from its {@link EpochSource} and restarts the counter at 1. A range never spans
  * two epochs: if it does not fit in the current one, the rest of the epoch is skipped (holes are
- * legal).
+ * legal). A role whose epoch comes from the metadata quorum cannot move on by itself: it issues
+ * what fits, holds the rest of the turn's work and asks its {@link IssueGate} for a new epoch
+ * (docs/architecture.md, "Sequencer failover").
  *
  * <p>Threading: not thread-safe; every method runs on the owning node's event loop.
  */
@@ -37,6 +40,14 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   private final TokenWindow dedup;
   private final ColorBatch batch;
   private final ChildParts ranges = new ChildParts();
+
+  /**
+   * Tokens and ranges of a turn that found the leased epoch exhausted, set aside while the turn
+   * publishes the rest; {@link #clearBatch} puts them back into the batch.
+   */
+  private ColorBatch heldTokens;
+
+  private final ChildParts heldRanges = new ChildParts();
   private final long maxCounter;
   private final EpochSource epochs;
   private IssueObserver observer;
@@ -85,16 +96,29 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     this.gate = gate;
   }
 
-  /** Whether the role's gate lets it issue SNs in its epoch now. */
+  /**
+   * Whether the role's gate lets it issue SNs in its epoch now. A leased epoch with no counter left
+   * (see {@link #assignBatch}) issues nothing more: the role asks the gate for a new epoch again
+   * and waits for the topology that brings it ({@link #adoptRoleEpoch}).
+   */
   boolean mayIssue() {
+    if (exhausted()) {
+      gate.epochExhausted(color.id(), epoch);
+      return false;
+    }
     return gate.mayIssue(color.id(), epoch);
+  }
+
+  /** True when the role's leased epoch has no counter left: only a new lease lets it go on. */
+  boolean exhausted() {
+    return leasedEpoch && counter == maxCounter;
   }
 
   /**
    * Moves the role to the epoch the metadata quorum committed for it (0: none), restarting the
    * counter when the epoch is larger; an epoch not larger than the current one keeps the counter.
-   * From then on only a new lease changes the epoch: an exhausted one stops the role instead of
-   * taking a node epoch.
+   * From then on only a new lease changes the epoch: an exhausted one holds the role's work and
+   * asks the gate for a new epoch instead of taking a node epoch.
    */
   void adoptRoleEpoch(int roleEpoch) {
     if (roleEpoch <= 0) {
@@ -203,6 +227,52 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     ranges.add(childNodeId, incarnation, requestId, count);
   }
 
+  /**
+   * Drops the waiting range requests of a child incarnation below {@code below}, the oldest request
+   * id the child still awaits: it moved them to new ids (its route re-targeted after a failover or
+   * a new epoch of this role, docs/architecture.md#sequencer-failover), and SNs given to them would
+   * only be holes. Between turns only.
+   *
+   * @return how many were dropped
+   */
+  int dropAbandonedRanges(int childNodeId, int incarnation, long below) {
+    return ranges.removeUnassignedBelow(childNodeId, incarnation, below);
+  }
+
+  /**
+   * Drops the waiting tokens of the shards {@code gone} accepts (by shard id) and forgets them in
+   * the dedup window. For a batch held across turns (a closed gate, an exhausted epoch) while the
+   * role of those shards' color left this node: their replicas fence this node and order the tokens
+   * with the new leader after their sync phase; published here, they would get a second SN
+   * (docs/architecture.md#sequencer-failover). Between turns only.
+   *
+   * @return how many were dropped
+   */
+  int dropTokensOfShards(IntPredicate gone) {
+    int dropped = 0;
+    for (int k = 0; k < batch.activeSlotCount(); k++) {
+      int slot = batch.activeSlot(k);
+      if (gone.test(shardIds[slot])) {
+        for (int j = 0; j < batch.entryCount(slot); j++) {
+          int e = batch.entry(slot, j);
+          dedup.remove(batch.hi(e), batch.lo(e));
+          dropped++;
+        }
+      }
+    }
+    if (dropped > 0) {
+      if (heldTokens == null) {
+        heldTokens = new ColorBatch(shardIds.length);
+      }
+      heldTokens.ensureSlots(shardIds.length);
+      batch.copyUnassignedTo(heldTokens, slot -> !gone.test(shardIds[slot]));
+      batch.clear();
+      heldTokens.copyUnassignedTo(batch);
+      heldTokens.clear();
+    }
+    return dropped;
+  }
+
   /** This turn's range requests; after {@link #assignBatch} each carries its first SN. */
   ChildParts ranges() {
     return ranges;
@@ -214,18 +284,31 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
   }
 
   /**
-   * Assigns the next SN to every batched token in arrival order and records it in the dedup window.
-   * The batch keeps its entries (with their SNs) until {@link #clearBatch}.
+   * Assigns the next SN to every batched token in arrival order and records it in the dedup window,
+   * then to every range its {@code n} next SNs. The batch keeps its entries (with their SNs) until
+   * {@link #clearBatch}.
    *
+   * <p>A leased epoch (from the metadata quorum) is never left by the role itself: when its counter
+   * runs out, the tokens and ranges still without SNs are set aside (held) and the role asks its
+   * gate for a new epoch; the batch and {@link #ranges} then hold only what was assigned, all in
+   * this epoch, and {@link #clearBatch} puts the held part back for the next epoch. A range that
+   * does not fit in the rest of the epoch skips it (holes, as for any overflow), so that nothing
+   * more is issued in an epoch once the role asked for the next one.
+   *
+   * @return true when everything got its SNs, false when a leased epoch ran out first
    * @throws RuntimeException from the epoch source when an overflow needs a new epoch that cannot
    *     be made durable; tokens assigned before the failure keep their SNs, the rest stay batched
    */
-  void assignBatch() {
+  boolean assignBatch() {
     for (int i = 0; i < batch.size(); i++) {
       if (batch.sn(i) > 0) {
         continue;
       }
       if (counter == maxCounter) {
+        if (leasedEpoch) {
+          holdUnassigned();
+          return false;
+        }
         nextEpoch();
       }
       counter++;
@@ -242,6 +325,11 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
       }
       int n = ranges.count(i);
       if (maxCounter - counter < n) {
+        if (leasedEpoch) {
+          counter = maxCounter; // the rest of the epoch: holes
+          holdUnassigned();
+          return false;
+        }
         nextEpoch();
       }
       long first = Sn.of(epoch, counter + 1);
@@ -251,25 +339,39 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
         observer.onIssued(color.id(), first, n);
       }
     }
+    return true;
+  }
+
+  // The leased epoch ran out: what has no SN waits for the next epoch, in arrival order.
+  private void holdUnassigned() {
+    if (heldTokens == null) {
+      heldTokens = new ColorBatch(shardIds.length);
+    }
+    heldTokens.ensureSlots(shardIds.length);
+    batch.copyUnassignedTo(heldTokens);
+    ranges.moveUnassignedTo(heldRanges);
+    gate.epochExhausted(color.id(), epoch);
   }
 
   private void nextEpoch() {
-    if (leasedEpoch) {
-      throw new IllegalStateException(
-          "epoch "
-              + epoch
-              + " of color "
-              + color.id()
-              + " is exhausted; the role needs a new lease");
-    }
     epoch = epochs.advance();
     counter = 0;
   }
 
-  /** Forgets the batch and the ranges after they were published. */
+  /**
+   * Forgets the batch and the ranges after they were published; what {@link #assignBatch} held for
+   * the next epoch becomes the batch again.
+   */
   void clearBatch() {
     batch.clear();
     ranges.clear();
+    if (heldTokens != null && !heldTokens.isEmpty()) {
+      heldTokens.copyUnassignedTo(batch);
+      heldTokens.clear();
+    }
+    if (!heldRanges.isEmpty()) {
+      heldRanges.moveUnassignedTo(ranges);
+    }
   }
 
   /**

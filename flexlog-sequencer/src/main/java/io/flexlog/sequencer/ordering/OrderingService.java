@@ -409,8 +409,11 @@ public final class OrderingService {
       return;
     }
     boolean failed = false;
+    boolean complete = true;
     try {
-      role.assignBatch();
+      // Incomplete when a leased epoch ran out: the rest waits for the next epoch, which the role
+      // asked its gate for (docs/architecture.md, "Sequencer failover").
+      complete = role.assignBatch();
     } catch (RuntimeException e) {
       // Only an epoch that cannot be made durable gets here; SNs already assigned are still
       // published so that the watermark never covers an SN its replicas were not told about.
@@ -428,6 +431,9 @@ public final class OrderingService {
       role.abortBatch();
     } else {
       role.clearBatch();
+    }
+    if (!complete) {
+      retryGatedLater();
     }
   }
 

@@ -115,6 +115,11 @@ final class OrderingTables {
       public boolean tookEpoch(int colorId, int epoch) {
         return gate.tookEpoch(colorId, epoch);
       }
+
+      @Override
+      public void epochExhausted(int colorId, int epoch) {
+        gate.epochExhausted(colorId, epoch);
+      }
     };
   }
 

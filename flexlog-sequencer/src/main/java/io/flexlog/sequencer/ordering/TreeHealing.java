@@ -20,10 +20,11 @@ import org.slf4j.LoggerFactory;
  *       whose color is still hosted here climb the new route; ranges of child nodes are refused.
  * </ul>
  *
- * Tokens of shards whose color left this node are dropped: their replicas fence this node and order
- * them with the new leader after their sync phase (docs/architecture.md#fencing). Every token
- * handed on is still unanswered here, so it gets exactly one SN from this node; the old parent's
- * range for it, if any, is never delivered (holes).
+ * Tokens of shards whose color left this node are dropped, also those a role that stays here still
+ * holds (its gate was closed or its epoch exhausted): their replicas fence this node and order them
+ * with the new leader after their sync phase (docs/architecture.md#fencing). Every token handed on
+ * is still unanswered here, so it gets exactly one SN from this node; the old parent's range for
+ * it, if any, is never delivered (holes).
  *
  * <p>Logs under the {@code OrderingService} logger. Threading: the node's event loop.
  */
@@ -56,6 +57,9 @@ final class TreeHealing {
           role.ranges().size());
       role.clearBatch();
     }
+    if (!changes.droppedRoles().isEmpty()) {
+      dropTokensOfDepartedShards();
+    }
     for (int i = 0; i < changes.retargeted().size(); i++) {
       parentLinks.retarget(changes.retargeted().get(i), changes.formerParents().get(i));
     }
@@ -79,6 +83,27 @@ final class TreeHealing {
   }
 
   /** Offers the unanswered tokens of {@code batch} to what orders {@code colorId} for them now. */
+  // A role that stays here may hold tokens across turns (closed gate, exhausted epoch) of shards
+  // whose own color just left this node: they go the way of the departed role's batch.
+  private void dropTokensOfDepartedShards() {
+    for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
+      int dropped =
+          hosted.role.dropTokensOfShards(
+              shardId -> {
+                Shard shard = tables.topology().shard(shardId).orElse(null);
+                return shard == null || tables.hosted(shard.colorId()) == null;
+              });
+      if (dropped > 0) {
+        LOG.info(
+            "node {}: role of color {} dropped {} waiting token(s) of shards whose color left this"
+                + " node",
+            nodeId,
+            OrderingService.describe(hosted.role.color()),
+            dropped);
+      }
+    }
+  }
+
   private int handOn(int colorId, ShardSlots slots, ColorBatch batch) {
     int handed = 0;
     for (int k = 0; k < batch.activeSlotCount(); k++) {

@@ -161,6 +161,211 @@ class OrderingRoleTest {
     assertThat(advances).containsExactly(5);
   }
 
+  // ---------------------------------------------------------------- leased epochs
+
+  /** (color, epoch) pairs the role reported exhausted to its gate, in order. */
+  private final List<String> exhaustedReports = new ArrayList<>();
+
+  /** A role in epoch 4 from the metadata quorum, whose gate lets it issue in any epoch. */
+  private OrderingRole leasedRole(long maxCounter) {
+    OrderingRole role =
+        new OrderingRole(
+            GLOBAL.withRole(0, 4),
+            SHARDS,
+            1024,
+            4,
+            maxCounter,
+            () -> {
+              throw new AssertionError("a leased role must not take a node epoch");
+            });
+    role.gate(
+        new IssueGate() {
+          @Override
+          public boolean mayIssue(int colorId, int epoch) {
+            return true;
+          }
+
+          @Override
+          public void epochExhausted(int colorId, int epoch) {
+            exhaustedReports.add(colorId + "@" + epoch);
+          }
+        });
+    return role;
+  }
+
+  private static List<Long> tokensOf(OrderingRole role) {
+    List<Long> sequences = new ArrayList<>();
+    for (int i = 0; i < role.batch().size(); i++) {
+      sequences.add(role.batch().lo(i));
+    }
+    return sequences;
+  }
+
+  @Test
+  void shouldHoldWhatALeasedEpochHasNoRoomForAndAskTheGateForANewEpoch() {
+    OrderingRole role = leasedRole(5);
+    int slot7 = role.shardSlot(7);
+    int slot9 = role.shardSlot(9);
+    for (long t = 1; t <= 7; t++) {
+      role.offer(t % 2 == 0 ? slot9 : slot7, 1, t);
+    }
+
+    assertThat(role.assignBatch()).as("the epoch ran out").isFalse();
+
+    assertThat(assignedSns(role))
+        .as("what fits is issued in epoch 4, the rest has no SN")
+        .containsExactly(Sn.of(4, 1), Sn.of(4, 2), Sn.of(4, 3), Sn.of(4, 4), Sn.of(4, 5), 0L, 0L);
+    assertThat(exhaustedReports).containsExactly("0@4");
+    assertThat(role.exhausted()).isTrue();
+    role.clearBatch();
+
+    assertThat(tokensOf(role))
+        .as("held for the next epoch, in arrival order")
+        .containsExactly(6L, 7L);
+    assertThat(role.batch().entryCount(slot9)).isEqualTo(1);
+    assertThat(role.batch().entryCount(slot7)).isEqualTo(1);
+    assertThat(role.hasWork()).isTrue();
+    assertThat(role.mayIssue()).as("nothing more is issued in epoch 4").isFalse();
+    assertThat(exhaustedReports).as("and it asks again").containsExactly("0@4", "0@4");
+    assertThat(role.offer(slot9, 1, 6))
+        .as("a held token is still pending")
+        .isEqualTo(OrderingRole.PENDING);
+    assertThat(role.offer(slot7, 1, 5)).isEqualTo(Sn.of(4, 5));
+
+    role.adoptRoleEpoch(5);
+
+    assertThat(role.mayIssue()).isTrue();
+    assertThat(role.assignBatch()).isTrue();
+    assertThat(assignedSns(role)).containsExactly(Sn.of(5, 1), Sn.of(5, 2));
+    role.clearBatch();
+    assertThat(role.hasWork()).isFalse();
+    assertThat(role.offer(slot7, 1, 7)).isEqualTo(Sn.of(5, 2));
+  }
+
+  @Test
+  void shouldOrderABatchLargerThanAWholeEpochOneEpochAtATime() {
+    OrderingRole role = leasedRole(5);
+    int slot = role.shardSlot(7);
+    for (long t = 1; t <= 12; t++) {
+      role.offer(slot, 2, t);
+    }
+    List<Long> issued = new ArrayList<>();
+    for (int epoch = 5; role.hasWork(); epoch++) {
+      boolean complete = role.assignBatch();
+      for (long sn : assignedSns(role)) {
+        if (sn > 0) {
+          issued.add(sn);
+        }
+      }
+      role.clearBatch();
+      assertThat(complete).isEqualTo(!role.hasWork());
+      if (!complete) {
+        role.adoptRoleEpoch(epoch);
+      }
+    }
+
+    assertThat(issued)
+        .containsExactly(
+            Sn.of(4, 1),
+            Sn.of(4, 2),
+            Sn.of(4, 3),
+            Sn.of(4, 4),
+            Sn.of(4, 5),
+            Sn.of(5, 1),
+            Sn.of(5, 2),
+            Sn.of(5, 3),
+            Sn.of(5, 4),
+            Sn.of(5, 5),
+            Sn.of(6, 1),
+            Sn.of(6, 2));
+    assertThat(exhaustedReports).containsExactly("0@4", "0@5");
+    for (long t = 1; t <= 12; t++) {
+      assertThat(role.offer(slot, 2, t)).isEqualTo(issued.get((int) t - 1));
+    }
+  }
+
+  @Test
+  void shouldSkipTheRestOfALeasedEpochForARangeThatDoesNotFitAndIssueNothingMoreInIt() {
+    OrderingRole role = leasedRole(5);
+    role.offer(role.shardSlot(7), 1, 1);
+    role.offerRange(3, 1, 11, 2);
+    role.offerRange(3, 1, 12, 3);
+    role.offerRange(5, 2, 13, 1);
+
+    assertThat(role.assignBatch()).isFalse();
+
+    assertThat(assignedSns(role)).containsExactly(Sn.of(4, 1));
+    assertThat(role.ranges().size()).as("only the assigned range is answered").isEqualTo(1);
+    assertThat(role.ranges().requestId(0)).isEqualTo(11);
+    assertThat(role.ranges().firstSn(0)).isEqualTo(Sn.of(4, 2));
+    assertThat(role.watermark()).as("4.4 and 4.5 are holes").isEqualTo(Sn.of(4, 5));
+    role.clearBatch();
+    role.offer(role.shardSlot(9), 1, 2);
+    assertThat(role.mayIssue()).isFalse();
+
+    role.adoptRoleEpoch(5);
+    assertThat(role.assignBatch()).isTrue();
+
+    assertThat(assignedSns(role)).containsExactly(Sn.of(5, 1));
+    assertThat(role.ranges().size()).isEqualTo(2);
+    assertThat(role.ranges().requestId(0)).as("held ranges keep their order").isEqualTo(12);
+    assertThat(role.ranges().firstSn(0)).isEqualTo(Sn.of(5, 2));
+    assertThat(role.ranges().requestId(1)).isEqualTo(13);
+    assertThat(role.ranges().firstSn(1)).isEqualTo(Sn.of(5, 5));
+    assertThat(role.ranges().totalCount()).isEqualTo(4);
+  }
+
+  @Test
+  void shouldDropHeldRangesTheChildNoLongerAwaits() {
+    OrderingRole role = leasedRole(5);
+    role.offerRange(3, 1, 11, 5);
+    role.assignBatch();
+    role.clearBatch();
+    role.offerRange(3, 1, 12, 2);
+    role.offerRange(3, 2, 5, 1); // another incarnation of the child
+    role.offerRange(4, 1, 7, 1); // another child
+    assertThat(role.mayIssue()).as("epoch 4 is used up").isFalse();
+
+    // Node 3 (incarnation 1) re-targeted request 12 to a new id: it awaits nothing below 13.
+    assertThat(role.dropAbandonedRanges(3, 1, 13)).isEqualTo(1);
+    role.offerRange(3, 1, 13, 2);
+    role.adoptRoleEpoch(5);
+    assertThat(role.assignBatch()).isTrue();
+
+    assertThat(role.ranges().size()).isEqualTo(3);
+    assertThat(role.ranges().requestId(0)).isEqualTo(5);
+    assertThat(role.ranges().requestId(1)).isEqualTo(7);
+    assertThat(role.ranges().requestId(2)).isEqualTo(13);
+    assertThat(role.ranges().firstSn(2)).isEqualTo(Sn.of(5, 3));
+  }
+
+  @Test
+  void shouldDropHeldTokensOfShardsWhoseColorLeftTheNode() {
+    OrderingRole role = leasedRole(2);
+    int slot7 = role.shardSlot(7);
+    int slot9 = role.shardSlot(9);
+    role.offer(slot7, 1, 1);
+    role.offer(slot7, 1, 2);
+    role.offer(slot9, 1, 3);
+    role.offer(slot7, 1, 4);
+    assertThat(role.assignBatch()).isFalse();
+    role.clearBatch();
+    role.offer(slot9, 1, 5);
+    assertThat(tokensOf(role)).containsExactly(3L, 4L, 5L);
+
+    // The color of shard 9 moved to another node while the role waited for a new epoch.
+    assertThat(role.dropTokensOfShards(shardId -> shardId == 9)).isEqualTo(2);
+
+    assertThat(tokensOf(role)).containsExactly(4L);
+    assertThat(role.batch().entryCount(slot9)).isZero();
+    assertThat(role.offer(slot9, 1, 3))
+        .as("forgotten, not pending: a later request is ordered afresh")
+        .isEqualTo(OrderingRole.ACCEPTED);
+    role.adoptRoleEpoch(5);
+    assertThat(role.assignBatch()).isTrue();
+    assertThat(assignedSns(role)).containsExactly(Sn.of(5, 1), Sn.of(5, 2));
+  }
+
   @Test
   void shouldRefuseARangeLargerThanAnEpoch() {
     OrderingRole role = role(5);

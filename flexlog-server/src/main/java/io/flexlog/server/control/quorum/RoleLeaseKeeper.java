@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -27,6 +28,9 @@ import org.slf4j.LoggerFactory;
  *       lapse.
  *   <li>A node that finds itself named leader by a lease of an earlier incarnation (a restart)
  *       takes the role again first, so this incarnation issues in a new epoch.
+ *   <li>A role whose epoch has no counter left tells the keeper ({@link #epochExhausted}); at its
+ *       next heartbeat the keeper stops the old epoch and takes its own role again, so the quorum
+ *       commits a new epoch and topology version on the same node, which the role adopts.
  *   <li>As a backup (every other sequencer node of the quorum) it watches the lease's renewal count
  *       in its copy of the metadata. When the count has not moved for a lease period (plus one
  *       heartbeat per backup ranked before it) it takes the role, on the condition that the lease
@@ -174,6 +178,13 @@ public final class RoleLeaseKeeper {
   private final Map<Integer, Integer> taking = new ConcurrentHashMap<>();
 
   private final Set<Long> taken = ConcurrentHashMap.newKeySet();
+
+  /** colorId → the largest epoch the role reported exhausted; written by the ordering thread. */
+  private final Map<Integer, Integer> exhausted = new ConcurrentHashMap<>();
+
+  /** Roles taken again because their epoch was exhausted; tick thread writes, any thread reads. */
+  private final AtomicLong exhaustionTakes = new AtomicLong();
+
   private final Int2ObjectHashMap<Seen> seen = new Int2ObjectHashMap<>();
 
   /** Colors whose last renewal or take failed for want of the quorum; tick thread only. */
@@ -254,6 +265,24 @@ public final class RoleLeaseKeeper {
   public boolean tookEpoch(int colorId, int epoch) {
     Integer over = taking.get(colorId);
     return (over != null && epoch > over) || taken.contains(((long) colorId << 32) | epoch);
+  }
+
+  /**
+   * The role of {@code colorId} has no counter left in {@code epoch} ({@code
+   * IssueGate#epochExhausted}): if this incarnation still leads it in that epoch, its next
+   * heartbeat takes the role again instead of renewing it. Cheap and thread-safe; repeated calls
+   * are harmless, and a call for an epoch the keeper no longer leads in is ignored.
+   */
+  public void epochExhausted(int colorId, int epoch) {
+    Integer known = exhausted.get(colorId);
+    if (known == null || known < epoch) {
+      exhausted.merge(colorId, epoch, Math::max);
+    }
+  }
+
+  /** How many times this keeper took a role again because its epoch was exhausted. */
+  public long exhaustionTakes() {
+    return exhaustionTakes.get();
   }
 
   /** One heartbeat: renew what this node leads, take what lapsed. */
@@ -351,7 +380,12 @@ public final class RoleLeaseKeeper {
     int led = leading.get(c);
     if (led >= 0 && (lease == null || lease.epoch() <= led)) {
       // This incarnation took the role; its copy of the metadata may not show that yet.
-      renew(c, led);
+      Integer spent = exhausted.get(c);
+      if (spent != null && spent == led) {
+        takeNewEpoch(c, led);
+      } else {
+        renew(c, led);
+      }
       return;
     }
     if (lease == null) {
@@ -402,6 +436,29 @@ public final class RoleLeaseKeeper {
     } else {
       LOG.warn("node {}: lost the role of color {} to {}", selfId, c, reply.lease());
       stepDown(c);
+    }
+  }
+
+  /**
+   * The role used up {@code epoch}: nothing more is issued in it from now on, whatever the quorum
+   * answers, and the node takes its own role again (the quorum allows that to the leader and gives
+   * a larger epoch). A refused take means another node took the role meanwhile; a take that did not
+   * get through is tried again at the next heartbeat.
+   */
+  private void takeNewEpoch(int c, int epoch) {
+    LOG.info(
+        "node {}: epoch {} of color {} is exhausted; taking the role again in a new epoch",
+        selfId,
+        epoch,
+        c);
+    validUntilNs.remove(c);
+    validEpoch.remove(c);
+    take(c, new RoleLease(c, selfId, epoch, 0));
+    if (leading.get(c) == epoch) {
+      LOG.warn("node {}: could not take color {} again; another node leads it", selfId, c);
+      stepDown(c);
+    } else {
+      exhaustionTakes.incrementAndGet();
     }
   }
 

@@ -9,18 +9,22 @@ import io.flexlog.core.model.NodeAddress.Kind;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
  * The lease protocol of {@link RoleLeaseKeeper} against the metadata state machine's own rules
  * ({@link RoleApply}), in virtual time with seeded faults: leader crashes, partitions of a leader
  * from the quorum (its requests lost, or applied with the answer lost), stale copies of the
- * metadata. After every step: no two nodes may issue SNs of a color at once, and every new leader's
- * epoch is larger than every earlier one. While no node is partitioned, some node leads again
- * within two leases and four heartbeats of losing the leader.
+ * metadata, and leaders whose role reports its epoch exhausted ({@link
+ * RoleLeaseKeeper#epochExhausted}). After every step: no two nodes may issue SNs of a color at
+ * once, and every new leader's epoch is larger than every earlier one; after every heartbeat, a
+ * node never issues again in an epoch it reported exhausted. While no node is partitioned, some
+ * node leads again within two leases and four heartbeats of losing the leader.
  */
 class RoleLeaseSimulationTest {
   private static final int NODES = 3;
@@ -29,9 +33,15 @@ class RoleLeaseSimulationTest {
 
   @Test
   void shouldNeverLetTwoNodesIssueAndShouldFailOverAfterCrashesAndPartitions() {
+    long exhaustionTakes = 0;
     for (long seed = 1; seed <= 300; seed++) {
-      new Run(seed).run();
+      Run run = new Run(seed);
+      run.run();
+      for (Run.Node node : run.nodes) {
+        exhaustionTakes += node.exhaustionTakes + node.keeper.exhaustionTakes();
+      }
     }
+    assertThat(exhaustionTakes).as("roles taken again for an exhausted epoch").isGreaterThan(300);
   }
 
   /** One seeded run of 60 virtual seconds. */
@@ -140,6 +150,13 @@ class RoleLeaseSimulationTest {
 
     private final class Node {
       final int id;
+
+      /** Epochs this node's role reported exhausted: it may never issue in them again. */
+      final Set<Integer> spent = new HashSet<>();
+
+      /** Exhaustion takes of this node's earlier incarnations. */
+      long exhaustionTakes;
+
       boolean alive = true;
       boolean partitioned;
       int nodeEpoch = 1;
@@ -159,6 +176,7 @@ class RoleLeaseSimulationTest {
       }
 
       void restart() {
+        exhaustionTakes += keeper.exhaustionTakes();
         nodeEpoch++;
         keeper = keeper();
         viewLeases = Map.of();
@@ -171,9 +189,19 @@ class RoleLeaseSimulationTest {
           viewLeases = committed.leases();
           viewTopology = committed.topology().orElseThrow();
         }
+        int epoch = currentEpoch();
+        if (keeper.mayIssue(0, epoch) && random.nextInt(40) == 0) {
+          keeper.epochExhausted(0, epoch); // its role used up the epoch's counter
+          spent.add(epoch);
+        }
         if (now[0] >= nextTickNs) {
           keeper.tick();
           nextTickNs = now[0] + TIMING.heartbeat().toNanos() + random.nextInt(3) * STEP_NS;
+          for (int e : spent) {
+            assertThat(keeper.mayIssue(0, e))
+                .as("seed %d: node %d issues in epoch %d, which it reported exhausted", seed, id, e)
+                .isFalse();
+          }
         }
       }
     }
