@@ -74,14 +74,31 @@ class SequencerTopologyUpdateTest {
   }
 
   private SequencerNode startNode() throws Exception {
-    SequencerNode node =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
-            V1,
-            new SimpleMeterRegistry());
-    resources.add(node);
+    SequencerNode node = newNode(V1);
     node.start();
     return node;
+  }
+
+  /** Node 0 on this test's data directory, not started; closed after the test. */
+  private SequencerNode newNode(Topology topology) throws Exception {
+    return newNode(0, dataDir, topology);
+  }
+
+  /** Node {@code nodeId} on {@code dir}, not started; closed after the test. */
+  private SequencerNode newNode(int nodeId, Path dir, Topology topology) throws Exception {
+    SequencerNode node =
+        new SequencerNode(
+            SequencerConfig.builder().nodeId(nodeId).dataDir(dir).build(),
+            topology,
+            new SimpleMeterRegistry());
+    resources.add(node);
+    return node;
+  }
+
+  private static void assertGlobalMark(ByteBuf mark, long topologyVersion, long markSn) {
+    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
+    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(topologyVersion);
+    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(markSn);
   }
 
   private RawFrameClient connect(SequencerNode node) throws InterruptedException {
@@ -146,9 +163,7 @@ class SequencerTopologyUpdateTest {
     node.updateTopology(V2);
 
     ByteBuf mark = old.next(MessageType.TOPOLOGY_MARK);
-    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
-    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
-    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(last + 1);
+    assertGlobalMark(mark, 2, last + 1);
 
     RawFrameClient joined = connect(node);
     joined.hello(11, NEW_SHARD);
@@ -177,19 +192,12 @@ class SequencerTopologyUpdateTest {
     long last = orderOneAndJoinV2(connect(node), node);
 
     // Replica 11 was down meanwhile; the restarted process starts from the topology it stored.
-    SequencerNode restarted =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
-            V2,
-            new SimpleMeterRegistry());
-    resources.add(restarted);
+    SequencerNode restarted = newNode(V2);
     restarted.start();
     RawFrameClient returning = connect(restarted);
     returning.hello(11, 0);
     ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
-    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
-    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
-    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(last + 1);
+    assertGlobalMark(mark, 2, last + 1);
     assertThat(Sn.epoch(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK))))
         .isEqualTo(restarted.epoch());
     // The new shard's replica needs none.
@@ -219,12 +227,7 @@ class SequencerTopologyUpdateTest {
             return CompletableFuture.completedFuture(null);
           }
         };
-    SequencerNode former =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir.resolve("node-0")).build(),
-            V1,
-            new SimpleMeterRegistry());
-    resources.add(former);
+    SequencerNode former = newNode(0, dataDir.resolve("node-0"), V1);
     former.sharedJoinMarks(shared);
     former.start();
     long last = orderOneAndJoinV2(connect(former), former);
@@ -238,12 +241,7 @@ class SequencerTopologyUpdateTest {
                 GLOBAL.withRole(1, former.epoch() + 1),
                 new Color(GREEN, "green", GLOBAL.id(), 0).withRole(1, former.epoch() + 1)),
             V2.shards());
-    SequencerNode successor =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(1).dataDir(dataDir.resolve("node-1")).build(),
-            moved,
-            new SimpleMeterRegistry());
-    resources.add(successor);
+    SequencerNode successor = newNode(1, dataDir.resolve("node-1"), moved);
     successor.sharedJoinMarks(shared);
     successor.start();
     RawFrameClient returning = connect(successor);
@@ -258,12 +256,7 @@ class SequencerTopologyUpdateTest {
   @Test
   void shouldHoldOrderingUntilTheJoinMarkIsSaved() throws Exception {
     CompletableFuture<Void> saved = new CompletableFuture<>();
-    SequencerNode node =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
-            V1,
-            new SimpleMeterRegistry());
-    resources.add(node);
+    SequencerNode node = newNode(V1);
     node.sharedJoinMarks(
         new JoinMarkStore() {
           @Override
@@ -303,20 +296,13 @@ class SequencerTopologyUpdateTest {
     orderOneAndJoinV2(connect(node), node);
     Files.delete(blocked);
 
-    SequencerNode restarted =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
-            V2,
-            new SimpleMeterRegistry());
-    resources.add(restarted);
+    SequencerNode restarted = newNode(V2);
     restarted.start();
     long firstSn = Sn.of(restarted.epoch(), 1);
     RawFrameClient returning = connect(restarted);
     returning.hello(10, 0);
     ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
-    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
-    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(2);
-    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(firstSn);
+    assertGlobalMark(mark, 2, firstSn);
     assertThat(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK)))
         .isEqualTo(Sn.of(restarted.epoch(), 0));
     assertThat(JoinMarkFile.open(dataDir, 0).load(GLOBAL.id()))
@@ -341,12 +327,7 @@ class SequencerTopologyUpdateTest {
   @Test
   void shouldTakeTheFormerLeadersUnsavedJoinMarkOnTheNodeThatTookTheRoleOver() throws Exception {
     Map<Integer, List<JoinMarkStore.Mark>> quorum = new ConcurrentHashMap<>();
-    SequencerNode former =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir.resolve("node-0")).build(),
-            V1,
-            new SimpleMeterRegistry());
-    resources.add(former);
+    SequencerNode former = newNode(0, dataDir.resolve("node-0"), V1);
     former.sharedJoinMarks(quorumStore(quorum, new CompletableFuture<>())); // never commits
     former.start();
     orderOneAndJoinV2(connect(former), former);
@@ -354,21 +335,14 @@ class SequencerTopologyUpdateTest {
     int roleEpoch = former.epoch() + 1;
     Topology moved = v2LedBy(3, 1, roleEpoch);
     CompletableFuture<Void> committed = new CompletableFuture<>();
-    SequencerNode successor =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(1).dataDir(dataDir.resolve("node-1")).build(),
-            moved,
-            new SimpleMeterRegistry());
-    resources.add(successor);
+    SequencerNode successor = newNode(1, dataDir.resolve("node-1"), moved);
     successor.sharedJoinMarks(quorumStore(quorum, committed));
     successor.start();
     long firstSn = Sn.of(roleEpoch, 1);
     RawFrameClient returning = connect(successor);
     returning.hello(10, 0);
     ByteBuf mark = returning.next(MessageType.TOPOLOGY_MARK);
-    assertThat(TopologyMarkDescriptor.colorId(mark)).isEqualTo(GLOBAL.id());
-    assertThat(TopologyMarkDescriptor.topologyVersion(mark)).isEqualTo(3);
-    assertThat(TopologyMarkDescriptor.markSn(mark)).isEqualTo(firstSn);
+    assertGlobalMark(mark, 3, firstSn);
     assertThat(WatermarkDescriptor.watermark(returning.next(MessageType.WATERMARK)))
         .isEqualTo(Sn.of(roleEpoch, 0));
 
@@ -409,12 +383,7 @@ class SequencerTopologyUpdateTest {
 
   @Test
   void shouldStartWithTheUpdatedTopologyWhenUpdatedBeforeStart() throws Exception {
-    SequencerNode node =
-        new SequencerNode(
-            SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
-            V1,
-            new SimpleMeterRegistry());
-    resources.add(node);
+    SequencerNode node = newNode(V1);
     node.updateTopology(V2);
     node.start();
 
