@@ -414,10 +414,21 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * A port free now, below the kernel's ephemeral range (32768 and up here): a port the kernel
+   * handed out for {@code bind(0)} can be taken again by any outgoing connection before the node
+   * binds it (one CI run: "Address already in use" at a replica's start).
+   */
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(10_000, 32_000);
+      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return socket.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free port in [10000, 32000) after 200 attempts");
   }
 
   /** One incarnation of a node: its process, its ready line, the threads that copy its output. */
