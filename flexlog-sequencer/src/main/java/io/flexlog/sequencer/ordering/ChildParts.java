@@ -86,11 +86,7 @@ final class ChildParts {
       if (firstSns[i] == 0L) {
         other.add(nodes[i], incarnations[i], requestIds[i], counts[i]);
       } else {
-        nodes[kept] = nodes[i];
-        incarnations[kept] = incarnations[i];
-        requestIds[kept] = requestIds[i];
-        counts[kept] = counts[i];
-        firstSns[kept] = firstSns[i];
+        copy(i, kept);
         keptTotal += counts[i];
         kept++;
       }
@@ -115,11 +111,7 @@ final class ChildParts {
           && requestIds[i] < below) {
         continue;
       }
-      nodes[kept] = nodes[i];
-      incarnations[kept] = incarnations[i];
-      requestIds[kept] = requestIds[i];
-      counts[kept] = counts[i];
-      firstSns[kept] = firstSns[i];
+      copy(i, kept);
       keptTotal += counts[i];
       kept++;
     }
@@ -127,6 +119,15 @@ final class ChildParts {
     size = kept;
     total = keptTotal;
     return removed;
+  }
+
+  // Part `from` overwrites part `to` (to <= from), for the compactions above.
+  private void copy(int from, int to) {
+    nodes[to] = nodes[from];
+    incarnations[to] = incarnations[from];
+    requestIds[to] = requestIds[from];
+    counts[to] = counts[from];
+    firstSns[to] = firstSns[from];
   }
 
   void clear() {
