@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
     description = {
       "FlexLogConsumer benchmarks in a fresh color: catch-up (load N records, then read them from"
           + " SN 0 and report records/s), latency (produce at a rate, report produce->poll"
-          + " percentiles), rebalance (4 group members, one killed with SIGKILL: time until its"
+          + " percentiles), roundtrip (sequential send-then-poll round trips, the shape of Kafka's"
+          + " EndToEndLatency), rebalance (4 group members, one killed with SIGKILL: time until its"
           + " shards are read again).",
       "Exit codes: 0 done, 1 the run failed, 2 bad arguments."
     })
@@ -30,12 +31,16 @@ public final class ConsumeCommand implements Callable<Integer> {
   enum Mode {
     catchup,
     latency,
+    roundtrip,
     rebalance
   }
 
   @Spec private CommandSpec spec;
 
-  @Option(names = "--mode", required = true, description = "catchup, latency or rebalance.")
+  @Option(
+      names = "--mode",
+      required = true,
+      description = "catchup, latency, roundtrip or rebalance.")
   Mode mode;
 
   @Option(names = "--bootstrap", defaultValue = "127.0.0.1:7070", description = "Any node.")
@@ -74,6 +79,19 @@ public final class ConsumeCommand implements Callable<Integer> {
   int durationSeconds;
 
   @Option(
+      names = "--round-trips",
+      defaultValue = "10000",
+      description = "roundtrip: sequential produce->poll round trips measured.")
+  int roundTrips;
+
+  @Option(
+      names = "--warmup-round-trips",
+      defaultValue = "0",
+      description =
+          "roundtrip: unmeasured round trips first (0: measure from the first, as Kafka's tool).")
+  int warmupRoundTrips;
+
+  @Option(
       names = "--session-timeout-ms",
       defaultValue = "3000",
       description = "rebalance: the members' session.timeout.ms.")
@@ -81,10 +99,17 @@ public final class ConsumeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (shards < 1 || records < 1 || recordBytes < 16 || rate < 1 || durationSeconds < 1) {
+    if (shards < 1
+        || records < 1
+        || recordBytes < 16
+        || rate < 1
+        || durationSeconds < 1
+        || roundTrips < 1
+        || warmupRoundTrips < 0) {
       throw new ParameterException(
           spec.commandLine(),
-          "--shards, --records, --rate and --duration must be >= 1, --record-bytes >= 16");
+          "--shards, --records, --rate, --duration and --round-trips must be >= 1, --record-bytes"
+              + " >= 16, --warmup-round-trips >= 0");
     }
     if (!reader.equals("consumer") && !reader.equals("stream")) {
       throw new ParameterException(
@@ -114,6 +139,8 @@ public final class ConsumeCommand implements Callable<Integer> {
           new CatchUpRun(bootstrap, color, records, recordBytes, reader, true, out).run();
       case latency ->
           new LatencyRun(bootstrap, color, recordBytes, rate, durationSeconds, out).run();
+      case roundtrip ->
+          new RoundTripRun(bootstrap, color, recordBytes, roundTrips, warmupRoundTrips, out).run();
       case rebalance ->
           new RebalanceRun(bootstrap, color, recordBytes, rate, sessionTimeoutMs, out).run();
     };

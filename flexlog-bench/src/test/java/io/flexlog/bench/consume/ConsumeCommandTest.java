@@ -25,5 +25,11 @@ class ConsumeCommandTest {
     StringWriter err3 = new StringWriter();
     assertThat(run(err3, "--mode", "latency", "--existing-color", "x")).isEqualTo(2);
     assertThat(err3.toString()).contains("--existing-color needs --mode catchup");
+    StringWriter err4 = new StringWriter();
+    assertThat(run(err4, "--mode", "roundtrip", "--round-trips", "0")).isEqualTo(2);
+    assertThat(err4.toString()).contains("--round-trips must be >= 1");
+    StringWriter err5 = new StringWriter();
+    assertThat(run(err5, "--mode", "roundtrip", "--warmup-round-trips", "-1")).isEqualTo(2);
+    assertThat(err5.toString()).contains("--warmup-round-trips >= 0");
   }
 }
