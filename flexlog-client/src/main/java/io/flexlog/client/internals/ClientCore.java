@@ -19,7 +19,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +73,7 @@ public final class ClientCore implements AutoCloseable {
             NanoClock.SYSTEM,
             onLoop -> fetch(config, onLoop),
             connections::retain,
-            new SecureRandom().nextLong());
+            SessionIds.random());
     this.metadata = roles.metadata;
     this.appends = roles.appends;
     this.groups = roles.groups;
