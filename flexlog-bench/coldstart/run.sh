@@ -10,7 +10,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 home=$(cd "$here/../.." && pwd)
 runs=${RUNS:-10}
 work=${TMPDIR:-/tmp}/flexlog-coldstart
-m2=${M2:-$HOME/.m2/repository}
 mkdir -p "$work/flexlog" "$work/kafka"
 
 # FlexLog client closure: the client jar and its runtime dependencies, optional codecs excluded
@@ -21,12 +20,7 @@ mkdir -p "$work/flexlog" "$work/kafka"
 # flexlog-core from this checkout, not the copy a reactor-less resolution finds in ~/.m2.
 own() { ls "$home/$1"/target/"$1"-*.jar | grep -v -e sources -e tests | head -n1; }
 flexlog_cp="$(own flexlog-client):$(own flexlog-core):$(tr ':' '\n' <"$work/flexlog/cp.txt" | grep -v '/flexlog-core/' | paste -sd:)"
-kafka_cp=$(printf '%s:' \
-  "$m2/org/apache/kafka/kafka-clients/4.3.1/kafka-clients-4.3.1.jar" \
-  "$m2/com/github/luben/zstd-jni/1.5.6-10/zstd-jni-1.5.6-10.jar" \
-  "$m2/at/yawk/lz4/lz4-java/1.10.2/lz4-java-1.10.2.jar" \
-  "$m2/org/xerial/snappy/snappy-java/1.1.10.7/snappy-java-1.1.10.7.jar" \
-  "$m2/org/slf4j/slf4j-api/1.7.36/slf4j-api-1.7.36.jar")
+source "$here/../kafka-clients-classpath.sh"
 
 closure() { # name, class path
   local jars=0 bytes=0 f

@@ -5,21 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flexlog.client.consumer.ColorShard;
 import io.flexlog.client.consumer.ConsumerRecord;
 import io.flexlog.client.consumer.ConsumerRecords;
+import io.flexlog.core.testing.FreePorts;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,7 +36,11 @@ class RoundTripRunTest {
     try (DevCluster cluster =
         DevCluster.start(
             new DevCluster.Options(
-                dir, freePorts(4), StorageEngines.MAPPED, DurabilityMode.PROCESS, 32L << 20),
+                dir,
+                FreePorts.consecutive(4),
+                StorageEngines.MAPPED,
+                DurabilityMode.PROCESS,
+                32L << 20),
             new SimpleMeterRegistry(),
             new PrintStream(new ByteArrayOutputStream()))) {
       int exit =
@@ -79,26 +80,5 @@ class RoundTripRunTest {
   @SafeVarargs
   private static ConsumerRecords<byte[], byte[]> polled(ConsumerRecord<byte[], byte[]>... records) {
     return new ConsumerRecords<>(Map.of(WHOLE, List.of(records)));
-  }
-
-  private static int freePorts(int count) throws IOException {
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 30_000);
-      if (allFree(base, count)) {
-        return base;
-      }
-    }
-    throw new IOException("no " + count + " consecutive free ports on 127.0.0.1");
-  }
-
-  private static boolean allFree(int base, int count) {
-    for (int port = base; port < base + count; port++) {
-      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        socket.setReuseAddress(true);
-      } catch (IOException e) {
-        return false;
-      }
-    }
-    return true;
   }
 }

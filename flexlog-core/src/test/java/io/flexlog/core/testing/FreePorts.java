@@ -11,7 +11,9 @@ public final class FreePorts {
 
   public static int consecutive(int count) {
     for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
+      // Below the kernel's ephemeral range (32768-60999 by default), where an outgoing connection
+      // can take a port between this check and the node's bind.
+      int base = ThreadLocalRandom.current().nextInt(10_000, 32_000 - count);
       if (allFree(base, count)) {
         return base;
       }
