@@ -138,6 +138,8 @@ class FailoverKillLoopTest {
             .isGreaterThan(Sn.epoch(lastAckedBefore));
       }
       cluster.restart(victim);
+      // Each kill is a single failure: the next one waits until this node is back in the quorum.
+      cluster.awaitQuorumRejoined(victim, RESUME_TIMEOUT);
     }
     stopAndCheck(kills);
   }

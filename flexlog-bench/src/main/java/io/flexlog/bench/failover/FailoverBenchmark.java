@@ -12,7 +12,6 @@ import io.flexlog.server.dev.DevProcesses;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
@@ -108,33 +107,12 @@ final class FailoverBenchmark {
     }
   }
 
-  /**
-   * Waits until the restarted quorum node has heard from the quorum's leader (its log says so), so
-   * that the next kill is a single failure: killing a leader while another quorum node is still
-   * starting leaves one responsive member of three, and the takeover waits for the restarted one.
-   */
+  /** Waits until the restarted quorum node rejoined, so that the next kill is a single failure. */
   private static void awaitQuorumRejoined(
       DevProcesses cluster, int nodeId, Duration limit, PrintWriter out)
       throws IOException, InterruptedException {
-    String rejoined = "metadata quorum member node-" + nodeId + ": the leader is now";
-    long startNs = System.nanoTime();
-    long deadline = startNs + limit.toNanos();
-    while (Files.readAllLines(cluster.log(nodeId), StandardCharsets.UTF_8).stream()
-        .noneMatch(line -> line.contains(rejoined))) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "node "
-                + nodeId
-                + " did not rejoin the metadata quorum within "
-                + limit.toSeconds()
-                + " s of its restart; see "
-                + cluster.log(nodeId));
-      }
-      Thread.sleep(50);
-    }
-    out.printf(
-        "  node %d restarted and rejoined the metadata quorum in %d ms%n",
-        nodeId, (System.nanoTime() - startNs) / 1_000_000);
+    long ms = cluster.awaitQuorumRejoined(nodeId, limit);
+    out.printf("  node %d restarted and rejoined the metadata quorum in %d ms%n", nodeId, ms);
     out.flush();
   }
 

@@ -251,6 +251,35 @@ public final class DevProcesses implements AutoCloseable {
     awaitReady(id);
   }
 
+  /**
+   * Waits until restarted quorum node {@code id} has heard from the metadata quorum's leader (its
+   * log says so). Until then its peers may not reach it (their connections to it back off while it
+   * is down), so killing another quorum node meanwhile is a second failure, not a single one: the
+   * two left cannot elect a leader until the restarted one answers.
+   *
+   * @return how long it took, in ms
+   * @throws IllegalStateException if it has not heard from a leader within {@code limit}
+   */
+  public long awaitQuorumRejoined(int id, Duration limit) throws IOException, InterruptedException {
+    String rejoined = "metadata quorum member node-" + id + ": the leader is now";
+    long startNs = System.nanoTime();
+    long deadline = startNs + limit.toNanos();
+    while (Files.readAllLines(log(id), StandardCharsets.UTF_8).stream()
+        .noneMatch(line -> line.contains(rejoined))) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "node "
+                + id
+                + " did not rejoin the metadata quorum within "
+                + limit.toSeconds()
+                + " s of its restart; see "
+                + log(id));
+      }
+      Thread.sleep(50);
+    }
+    return (System.nanoTime() - startNs) / 1_000_000;
+  }
+
   /** Stops every node with SIGTERM (a clean stop), or SIGKILL after 10 s. */
   @Override
   public void close() {
