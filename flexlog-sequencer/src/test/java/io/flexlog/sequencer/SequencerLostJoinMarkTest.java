@@ -23,9 +23,6 @@ import io.flexlog.sequencer.ordering.IssueGate;
 import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,11 +31,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,27 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * takeover) are in {@link SequencerTopologyUpdateTest}.
  */
 class SequencerLostJoinMarkTest {
-  private static EventLoopGroup clientGroup;
+  @RegisterExtension static final NodeTestResources OPENED = new NodeTestResources();
 
   @TempDir Path dataDir;
-  private final List<AutoCloseable> resources = new ArrayList<>();
-
-  @BeforeAll
-  static void startClients() {
-    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void stopClients() {
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
-  @AfterEach
-  void closeResources() throws Exception {
-    for (int i = resources.size() - 1; i >= 0; i--) {
-      resources.get(i).close();
-    }
-  }
 
   private SequencerNode node(int nodeId, Path dir, Topology topology) {
     SequencerNode node =
@@ -76,13 +52,12 @@ class SequencerLostJoinMarkTest {
             SequencerConfig.builder().nodeId(nodeId).dataDir(dir).build(),
             topology,
             new SimpleMeterRegistry());
-    resources.add(node);
+    OPENED.add(node);
     return node;
   }
 
   private RawFrameClient connect(SequencerNode node) throws InterruptedException {
-    RawFrameClient client = new RawFrameClient(clientGroup, node.port());
-    resources.add(client);
+    RawFrameClient client = OPENED.connect(node.port());
     return client;
   }
 
@@ -149,7 +124,7 @@ class SequencerLostJoinMarkTest {
             SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
             V1,
             new SimpleMeterRegistry());
-    resources.add(node);
+    OPENED.add(node);
     node.sharedJoinMarks(quorumStore(quorum, new CompletableFuture<>())); // never commits
     node.start();
     long last = orderOneAndJoinV2(connect(node), node);
@@ -160,7 +135,7 @@ class SequencerLostJoinMarkTest {
             SequencerConfig.builder().nodeId(0).dataDir(dataDir).build(),
             V2,
             new SimpleMeterRegistry());
-    resources.add(restarted);
+    OPENED.add(restarted);
     restarted.sharedJoinMarks(quorumStore(quorum, committed));
     restarted.start();
     RawFrameClient returning = connect(restarted);
@@ -193,7 +168,7 @@ class SequencerLostJoinMarkTest {
             SequencerConfig.builder().nodeId(0).dataDir(dataDir.resolve("node-0")).build(),
             V1,
             new SimpleMeterRegistry());
-    resources.add(former);
+    OPENED.add(former);
     former.sharedJoinMarks(quorumStore(quorum, new CompletableFuture<>())); // never commits
     former.start();
     orderOneAndJoinV2(connect(former), former);
@@ -206,7 +181,7 @@ class SequencerLostJoinMarkTest {
             SequencerConfig.builder().nodeId(1).dataDir(dataDir.resolve("node-1")).build(),
             led,
             new SimpleMeterRegistry());
-    resources.add(node);
+    OPENED.add(node);
     node.issueGate(
         new IssueGate() {
           @Override

@@ -24,9 +24,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,11 +31,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** End-to-end behaviour of a sequencer node over loopback sockets with raw-frame replicas. */
@@ -61,33 +55,15 @@ class SequencerNodeTest {
           List.of(new Color(GLOBAL, "global", Color.NO_PARENT, 0), new Color(BLUE, "blue", 0, 1)),
           List.of(new Shard(SHARD, GLOBAL, List.of(10, 11, 12)), new Shard(1, BLUE, List.of(10))));
 
-  private static EventLoopGroup clientGroup;
+  @RegisterExtension static final NodeTestResources OPENED = new NodeTestResources();
 
   @TempDir Path dataDir;
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-  private final List<AutoCloseable> resources = new ArrayList<>();
-
-  @BeforeAll
-  static void startClients() {
-    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void stopClients() {
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
-  @AfterEach
-  void closeResources() throws Exception {
-    for (int i = resources.size() - 1; i >= 0; i--) {
-      resources.get(i).close();
-    }
-  }
 
   private SequencerNode startNode(long maxCounter) throws IOException {
     SequencerConfig config = SequencerConfig.builder().nodeId(0).dataDir(dataDir).build();
     SequencerNode node = new SequencerNode(config, TOPOLOGY, meters, maxCounter);
-    resources.add(node);
+    OPENED.add(node);
     node.start();
     return node;
   }
@@ -97,8 +73,7 @@ class SequencerNodeTest {
   }
 
   private RawFrameClient connect(SequencerNode node) throws InterruptedException {
-    RawFrameClient client = new RawFrameClient(clientGroup, node.port());
-    resources.add(client);
+    RawFrameClient client = OPENED.connect(node.port());
     return client;
   }
 
@@ -241,7 +216,7 @@ class SequencerNodeTest {
     Files.writeString(dataDir.resolve("epoch"), "not-an-epoch");
     SequencerConfig config = SequencerConfig.builder().nodeId(0).dataDir(dataDir).build();
     SequencerNode node = new SequencerNode(config, TOPOLOGY, meters);
-    resources.add(node);
+    OPENED.add(node);
 
     assertThatThrownBy(node::start)
         .isInstanceOf(IOException.class)

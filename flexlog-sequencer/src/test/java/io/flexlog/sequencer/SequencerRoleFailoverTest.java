@@ -13,18 +13,11 @@ import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.sequencer.ordering.IssueGate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,27 +41,9 @@ class SequencerRoleFailoverTest {
         List.of(SHARD));
   }
 
-  private static EventLoopGroup clientGroup;
+  @RegisterExtension static final NodeTestResources OPENED = new NodeTestResources();
 
   @TempDir Path dataDir;
-  private final List<AutoCloseable> resources = new ArrayList<>();
-
-  @BeforeAll
-  static void startClients() {
-    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void stopClients() {
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
-  @AfterEach
-  void closeResources() throws Exception {
-    for (int i = resources.size() - 1; i >= 0; i--) {
-      resources.get(i).close();
-    }
-  }
 
   private SequencerNode start(int nodeId, Topology topology, IssueGate gate) throws Exception {
     SequencerNode node =
@@ -76,15 +51,14 @@ class SequencerRoleFailoverTest {
             SequencerConfig.builder().nodeId(nodeId).dataDir(dataDir.resolve("n" + nodeId)).build(),
             topology,
             new SimpleMeterRegistry());
-    resources.add(node);
+    OPENED.add(node);
     node.issueGate(gate);
     node.start();
     return node;
   }
 
   private RawFrameClient replica(SequencerNode node) throws InterruptedException {
-    RawFrameClient client = new RawFrameClient(clientGroup, node.port());
-    resources.add(client);
+    RawFrameClient client = OPENED.connect(node.port());
     client.hello(10, 0);
     return client;
   }

@@ -32,9 +32,6 @@ import io.flexlog.core.util.DurableFiles;
 import io.flexlog.sequencer.ordering.JoinMarkStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,36 +39,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@link SequencerNode#updateTopology}: roles and shards added to a running node. */
 class SequencerTopologyUpdateTest {
-  private static EventLoopGroup clientGroup;
+  @RegisterExtension static final NodeTestResources OPENED = new NodeTestResources();
 
   @TempDir Path dataDir;
-  private final List<AutoCloseable> resources = new ArrayList<>();
-
-  @BeforeAll
-  static void startClients() {
-    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void stopClients() {
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
-  @AfterEach
-  void closeResources() throws Exception {
-    for (int i = resources.size() - 1; i >= 0; i--) {
-      resources.get(i).close();
-    }
-  }
 
   private SequencerNode startNode() throws Exception {
     SequencerNode node = newNode(V1);
@@ -91,7 +67,7 @@ class SequencerTopologyUpdateTest {
             SequencerConfig.builder().nodeId(nodeId).dataDir(dir).build(),
             topology,
             new SimpleMeterRegistry());
-    resources.add(node);
+    OPENED.add(node);
     return node;
   }
 
@@ -102,8 +78,7 @@ class SequencerTopologyUpdateTest {
   }
 
   private RawFrameClient connect(SequencerNode node) throws InterruptedException {
-    RawFrameClient client = new RawFrameClient(clientGroup, node.port());
-    resources.add(client);
+    RawFrameClient client = OPENED.connect(node.port());
     return client;
   }
 

@@ -17,9 +17,6 @@ import io.flexlog.sequencer.RawFrameClient.Entry;
 import io.flexlog.sequencer.ordering.SequencerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -28,12 +25,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -50,23 +44,12 @@ class SequencerTreeTest {
   private static final int LEFT_SHARD = 10;
   private static final int RIGHT_SHARD = 20;
 
-  private static EventLoopGroup clientGroup;
+  @RegisterExtension static final NodeTestResources OPENED = new NodeTestResources();
 
   @TempDir Path dataDir;
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-  private final List<AutoCloseable> resources = new ArrayList<>();
   private final int[] ports = new int[3];
   private Topology topology;
-
-  @BeforeAll
-  static void startClients() {
-    clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void stopClients() {
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
 
   @BeforeEach
   void pickPorts() throws IOException {
@@ -74,13 +57,6 @@ class SequencerTreeTest {
       ports[i] = freePort();
     }
     topology = tree(1, List.of(), List.of());
-  }
-
-  @AfterEach
-  void closeResources() throws Exception {
-    for (int i = resources.size() - 1; i >= 0; i--) {
-      resources.get(i).close();
-    }
   }
 
   /**
@@ -121,7 +97,7 @@ class SequencerTreeTest {
             .dataDir(dataDir.resolve("node" + nodeId))
             .build();
     SequencerNode node = new SequencerNode(config, t, meters);
-    resources.add(node);
+    OPENED.add(node);
     node.start();
     return node;
   }
@@ -132,8 +108,7 @@ class SequencerTreeTest {
    */
   private RawFrameClient replica(SequencerNode leaf, int replicaId, int shardId)
       throws InterruptedException {
-    RawFrameClient client = new RawFrameClient(clientGroup, leaf.port());
-    resources.add(client);
+    RawFrameClient client = OPENED.connect(leaf.port());
     client.hello(replicaId, shardId);
     int shardColor = leaf.topology().shard(shardId).orElseThrow().colorId();
     while (true) {
