@@ -36,10 +36,8 @@ final class ColorLog {
   private int markCount;
   private long markBase;
 
-  /** Assigned but not committed here (the ORDER_RESPONSE came before the record), sorted. */
-  private long[] awaiting = new long[4];
-
-  private int awaitingCount;
+  /** Assigned but not committed here (the ORDER_RESPONSE came before the record). */
+  private final AwaitedSns awaiting = new AwaitedSns();
 
   /**
    * SN ranges {@code (from, to]} during which this replica may have missed ORDER_RESPONSEs (it was
@@ -159,26 +157,16 @@ final class ColorLog {
   }
 
   void awaitRecord(long sn) {
-    if (awaitingCount == awaiting.length) {
-      awaiting = Arrays.copyOf(awaiting, awaitingCount * 2);
-    }
-    int at = Arrays.binarySearch(awaiting, 0, awaitingCount, sn);
-    if (at >= 0) {
-      return;
-    }
-    int insert = -at - 1;
-    System.arraycopy(awaiting, insert, awaiting, insert + 1, awaitingCount - insert);
-    awaiting[insert] = sn;
-    awaitingCount++;
+    awaiting.add(sn);
   }
 
   /** The smallest SN assigned to this shard whose record has not arrived, or 0 if none. */
   long firstAwaiting() {
-    return awaitingCount > 0 ? awaiting[0] : 0;
+    return awaiting.first();
   }
 
   boolean awaits(long sn) {
-    return Arrays.binarySearch(awaiting, 0, awaitingCount, sn) >= 0;
+    return awaiting.contains(sn);
   }
 
   /** The awaited SN a sync-phase fill watches, and since when (see {@code RangeSync}). */
@@ -188,11 +176,7 @@ final class ColorLog {
   boolean filling;
 
   void recordArrived(long sn) {
-    int at = Arrays.binarySearch(awaiting, 0, awaitingCount, sn);
-    if (at >= 0) {
-      System.arraycopy(awaiting, at + 1, awaiting, at, awaitingCount - at - 1);
-      awaitingCount--;
-    }
+    awaiting.remove(sn);
   }
 
   /**
@@ -348,8 +332,8 @@ final class ColorLog {
    */
   boolean advance() {
     long bound = latestWatermark;
-    if (awaitingCount > 0) {
-      bound = Math.min(bound, awaiting[0] - 1);
+    if (!awaiting.isEmpty()) {
+      bound = Math.min(bound, awaiting.first() - 1);
     }
     if (bound > committedThrough) {
       committedThrough = bound;

@@ -1,0 +1,88 @@
+package io.flexlog.replica.replication;
+
+import java.util.Arrays;
+
+/**
+ * The SNs of one shard and color that the sequencer assigned before their record arrived here: a
+ * sorted set of longs held in {@code values[head, tail)}.
+ *
+ * <p>A replica that falls behind the others gets its ORDER_RESPONSEs first and its records later,
+ * almost always in SN order: SNs join at the top and leave at the bottom. Both ends are therefore
+ * O(1), and an insertion or removal in the middle moves only the shorter side. A plain sorted array
+ * that shifts its tail on every removal costs O(n) per arriving record there, which makes a replica
+ * that is a few tens of thousands of records behind spend its time moving memory and fall further
+ * behind.
+ */
+final class AwaitedSns {
+  private long[] values = new long[16];
+  private int head;
+  private int tail;
+
+  /** Adds {@code sn}; nothing happens if it is already present. */
+  void add(long sn) {
+    int at = Arrays.binarySearch(values, head, tail, sn);
+    if (at >= 0) {
+      return;
+    }
+    if (tail == values.length) {
+      makeRoom();
+      at = Arrays.binarySearch(values, head, tail, sn);
+    }
+    int insert = -at - 1;
+    if (head > 0 && insert - head < tail - insert) {
+      System.arraycopy(values, head, values, head - 1, insert - head);
+      head--;
+      values[insert - 1] = sn;
+    } else {
+      System.arraycopy(values, insert, values, insert + 1, tail - insert);
+      values[insert] = sn;
+      tail++;
+    }
+  }
+
+  /** Removes {@code sn} if present. */
+  void remove(long sn) {
+    int at = Arrays.binarySearch(values, head, tail, sn);
+    if (at < 0) {
+      return;
+    }
+    if (at - head < tail - at - 1) {
+      System.arraycopy(values, head, values, head + 1, at - head);
+      head++;
+    } else {
+      System.arraycopy(values, at + 1, values, at, tail - at - 1);
+      tail--;
+    }
+    if (head == tail) {
+      head = 0;
+      tail = 0;
+    }
+  }
+
+  boolean contains(long sn) {
+    return Arrays.binarySearch(values, head, tail, sn) >= 0;
+  }
+
+  /** The smallest SN, or 0 if the set is empty (0 is never an SN). */
+  long first() {
+    return head < tail ? values[head] : 0;
+  }
+
+  boolean isEmpty() {
+    return head == tail;
+  }
+
+  int size() {
+    return tail - head;
+  }
+
+  /** Moves the values to the start of the array, growing it first if it is at least half full. */
+  private void makeRoom() {
+    int size = tail - head;
+    long[] target = size * 2 >= values.length ? new long[values.length * 2] : values;
+    System.arraycopy(values, head, target, 0, size);
+    values = target;
+    head = 0;
+    tail = size;
+  }
+}

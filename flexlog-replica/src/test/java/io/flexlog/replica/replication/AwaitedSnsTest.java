@@ -1,0 +1,80 @@
+package io.flexlog.replica.replication;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class AwaitedSnsTest {
+
+  @Test
+  void emptySetHasNoFirst() {
+    AwaitedSns set = new AwaitedSns();
+    assertTrue(set.isEmpty());
+    assertEquals(0, set.first());
+    set.remove(5);
+    assertFalse(set.contains(5));
+  }
+
+  @Test
+  void keepsOrderWhenSnsLeaveFromTheBottomAndJoinAtTheTop() {
+    AwaitedSns set = new AwaitedSns();
+    for (long sn = 1; sn <= 100_000; sn++) {
+      set.add(sn);
+      if (sn > 40_000) {
+        set.remove(sn - 40_000);
+      }
+      assertEquals(Math.max(1, sn - 39_999), set.first());
+    }
+    assertEquals(40_000, set.size());
+  }
+
+  /** Every step of a seeded random sequence is checked against a TreeSet. */
+  @Test
+  void matchesASortedSetOverRandomOperations() {
+    for (long seed = 1; seed <= 40; seed++) {
+      Random random = new Random(seed);
+      AwaitedSns set = new AwaitedSns();
+      TreeSet<Long> model = new TreeSet<>();
+      List<Long> present = new ArrayList<>();
+      long top = 1_000;
+      for (int step = 0; step < 5_000; step++) {
+        int op = random.nextInt(10);
+        long sn;
+        if (op < 4) {
+          // mostly at the top, sometimes below it
+          sn = random.nextInt(4) == 0 ? 1 + random.nextInt((int) top) : ++top;
+          set.add(sn);
+          if (model.add(sn)) {
+            present.add(sn);
+          }
+        } else if (op < 8 && !present.isEmpty()) {
+          // mostly the smallest, sometimes any present, sometimes an absent one
+          int pick = random.nextInt(4);
+          sn = pick == 0 ? present.get(random.nextInt(present.size())) : model.first();
+          if (pick == 1) {
+            sn = top + 1 + random.nextInt(100);
+          }
+          set.remove(sn);
+          if (model.remove(sn)) {
+            present.remove(sn);
+          }
+        } else {
+          sn = 1 + random.nextInt((int) top + 10);
+          assertEquals(model.contains(sn), set.contains(sn), "seed " + seed + " step " + step);
+        }
+        assertEquals(model.size(), set.size(), "seed " + seed + " step " + step);
+        assertEquals(
+            model.isEmpty() ? 0L : model.first(), set.first(), "seed " + seed + " step " + step);
+      }
+      for (long sn : model) {
+        assertTrue(set.contains(sn), "seed " + seed + " missing " + sn);
+      }
+    }
+  }
+}
