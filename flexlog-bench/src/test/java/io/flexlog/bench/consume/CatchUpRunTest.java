@@ -1,0 +1,57 @@
+package io.flexlog.bench.consume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flexlog.core.testing.FreePorts;
+import io.flexlog.replica.storage.DurabilityMode;
+import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.server.dev.DevCluster;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bench consume --mode catchup} against a real embedded cluster: both readers read back
+ * every loaded record (exit 0) and print the rate, the build time and the rate counting it. Not a
+ * measurement of how fast it is.
+ */
+class CatchUpRunTest {
+  @TempDir Path dir;
+
+  @Test
+  void shouldReadEveryLoadedRecordAndReportTheClockAsKafkasToolStartsIt() throws Exception {
+    StringWriter out = new StringWriter();
+    try (DevCluster cluster =
+        DevCluster.start(
+            new DevCluster.Options(
+                dir,
+                FreePorts.consecutive(4),
+                StorageEngines.MAPPED,
+                DurabilityMode.PROCESS,
+                32L << 20),
+            new SimpleMeterRegistry(),
+            new PrintStream(new ByteArrayOutputStream()))) {
+      PrintWriter writer = new PrintWriter(out, true);
+      String bootstrap = cluster.bootstrap();
+
+      assertThat(new CatchUpRun(bootstrap, "global", 3000, 100, "consumer", true, writer).run())
+          .as(out.toString())
+          .isZero();
+      assertThat(new CatchUpRun(bootstrap, "global", 3000, 100, "stream", false, writer).run())
+          .as(out.toString())
+          .isZero();
+    }
+    assertThat(out.toString())
+        .contains("loaded 3,000 records")
+        .containsPattern("catch-up \\(consumer\\): 3,000 records in [0-9.]+ s: [0-9,]+ records/s")
+        .containsPattern("catch-up \\(stream\\): 3,000 records in [0-9.]+ s: [0-9,]+ records/s")
+        .containsPattern(
+            "building it \\(connection included\\) took \\d+ ms, the first records came \\d+ ms"
+                + " after the clock started; counting the build: [0-9,]+ records/s");
+  }
+}
