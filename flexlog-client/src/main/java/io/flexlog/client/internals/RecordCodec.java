@@ -22,7 +22,9 @@ public final class RecordCodec {
   /**
    * Encodes a record; the value is compressed with {@code codec}.
    *
-   * @return a buffer the caller owns
+   * @return a direct buffer the caller owns: a batch frame of direct payloads goes to each replica
+   *     as one gathering write, where heap payloads would first be copied into a fresh direct
+   *     buffer per replica (docs/architecture.md#producer)
    */
   public static ByteBuf encode(
       ByteBufAllocator alloc,
@@ -33,7 +35,7 @@ public final class RecordCodec {
       byte[] value) {
     byte[] stored = Compression.compress(codec, value);
     ByteBuf buf =
-        alloc.heapBuffer(RecordFormatDescriptor.prefixLength(key, headers) + stored.length);
+        alloc.directBuffer(RecordFormatDescriptor.prefixLength(key, headers) + stored.length);
     try {
       RecordFormatDescriptor.writePrefix(buf, codec, timestampMs, key, headers, value.length);
     } catch (RuntimeException e) {

@@ -16,7 +16,7 @@ import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -133,7 +133,7 @@ public final class FlexLogProducer<K, V> implements AutoCloseable {
         new Completion(record.color(), timestampMs, key, value, future, callback);
     ByteBuf stored =
         RecordCodec.encode(
-            UnpooledByteBufAllocator.DEFAULT,
+            ByteBufAllocator.DEFAULT,
             codec,
             timestampMs,
             key,
