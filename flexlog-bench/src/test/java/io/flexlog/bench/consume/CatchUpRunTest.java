@@ -2,13 +2,7 @@ package io.flexlog.bench.consume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flexlog.core.testing.FreePorts;
-import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -26,16 +20,7 @@ class CatchUpRunTest {
   @Test
   void shouldReadEveryLoadedRecordAndReportTheClockAsKafkasToolStartsIt() throws Exception {
     StringWriter out = new StringWriter();
-    try (DevCluster cluster =
-        DevCluster.start(
-            new DevCluster.Options(
-                dir,
-                FreePorts.consecutive(4),
-                StorageEngines.MAPPED,
-                DurabilityMode.PROCESS,
-                32L << 20),
-            new SimpleMeterRegistry(),
-            new PrintStream(new ByteArrayOutputStream()))) {
+    try (DevCluster cluster = SmallDevCluster.start(dir)) {
       PrintWriter writer = new PrintWriter(out, true);
       String bootstrap = cluster.bootstrap();
 

@@ -5,13 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flexlog.client.consumer.ColorShard;
 import io.flexlog.client.consumer.ConsumerRecord;
 import io.flexlog.client.consumer.ConsumerRecords;
-import io.flexlog.core.testing.FreePorts;
-import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.server.dev.DevCluster;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -33,16 +27,7 @@ class RoundTripRunTest {
   @Test
   void shouldMakeEveryRoundTripAndReportItInMicrosecondsAndAsKafkasToolDoes() throws Exception {
     StringWriter out = new StringWriter();
-    try (DevCluster cluster =
-        DevCluster.start(
-            new DevCluster.Options(
-                dir,
-                FreePorts.consecutive(4),
-                StorageEngines.MAPPED,
-                DurabilityMode.PROCESS,
-                32L << 20),
-            new SimpleMeterRegistry(),
-            new PrintStream(new ByteArrayOutputStream()))) {
+    try (DevCluster cluster = SmallDevCluster.start(dir)) {
       int exit =
           new RoundTripRun(cluster.bootstrap(), "global", 64, 200, 1000, new PrintWriter(out, true))
               .run();
