@@ -150,7 +150,15 @@ public final class ConfigKey<T> {
    * @throws ConfigException naming the key, the value and the rule
    */
   public T validate(T value) {
-    return validate(name, value, value == null ? null : type.show(value));
+    if (value == null) {
+      throw ConfigException.missing(name);
+    }
+    String broken = validator.check(value);
+    if (broken != null) {
+      // Shown only on failure: rendering every valid value costs a fresh client's start.
+      throw ConfigException.invalid(name, type.show(value), broken);
+    }
+    return value;
   }
 
   /** As {@link #validate(Object)}, naming {@code writtenAs} and showing {@code shown}. */

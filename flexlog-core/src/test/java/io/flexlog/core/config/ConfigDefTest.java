@@ -217,4 +217,23 @@ class ConfigDefTest {
         .extracting(e -> ((ConfigException) e).key())
         .isEqualTo(key);
   }
+
+  @Test
+  void shouldValidateTypedValuesNamingKeyValueAndRuleOnlyWhenBroken() {
+    assertThat(TIMEOUT.validate(Duration.ofMillis(5))).isEqualTo(Duration.ofMillis(5));
+    assertThat(SERVERS.validate(List.of("a:1", "b:2"))).containsExactly("a:1", "b:2");
+    assertThatThrownBy(() -> TIMEOUT.validate(Duration.ZERO))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("request.timeout.ms ")
+        .hasMessageEndingWith(", got 0")
+        .extracting(e -> ((ConfigException) e).value())
+        .isEqualTo("0");
+    assertThatThrownBy(() -> SERVERS.validate(List.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("bootstrap.servers ")
+        .hasMessageEndingWith(", got ");
+    assertThatThrownBy(() -> WINDOW.validate(null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("window.bytes is required");
+  }
 }
