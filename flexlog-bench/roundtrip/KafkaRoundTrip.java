@@ -37,6 +37,7 @@ public final class KafkaRoundTrip {
     c.setProperty("auto.offset.reset", "latest");
     c.setProperty("fetch.max.wait.ms", "0");
     long[] latencyNs = new long[roundTrips];
+    long[] ackNs = new long[roundTrips];
     try (KafkaProducer<byte[], byte[]> producer =
             new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         KafkaConsumer<byte[], byte[]> consumer =
@@ -51,6 +52,7 @@ public final class KafkaRoundTrip {
         Arrays.fill(value, (byte) ('A' + random.nextInt(26)));
         long begin = System.nanoTime();
         long offset = producer.send(new ProducerRecord<>(topic, value)).get().offset();
+        long acked = System.nanoTime() - begin;
         ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofSeconds(10));
         long elapsed = System.nanoTime() - begin;
         if (polled.count() != 1) {
@@ -61,6 +63,7 @@ public final class KafkaRoundTrip {
           throw new IllegalStateException("round trip " + i + ": not the record sent");
         }
         if (i >= 0) {
+          ackNs[i] = acked;
           latencyNs[i] = elapsed;
         }
       }
@@ -74,5 +77,15 @@ public final class KafkaRoundTrip {
         s.length, recordBytes, avgMs, s[(int) (s.length * 0.5)] / 1000,
         s[(int) (s.length * 0.99)] / 1000, s[(int) (s.length * 0.999)] / 1000,
         s[s.length - 1] / 1000);
+    long[] polls = new long[roundTrips];
+    for (int i = 0; i < roundTrips; i++) {
+      polls[i] = latencyNs[i] - ackNs[i];
+    }
+    Arrays.sort(ackNs);
+    Arrays.sort(polls);
+    System.out.printf(
+        "kafka parts: send to ack p50 %d us, p99 %d us; poll after the ack p50 %d us, p99 %d us%n",
+        ackNs[(int) (roundTrips * 0.5)] / 1000, ackNs[(int) (roundTrips * 0.99)] / 1000,
+        polls[(int) (roundTrips * 0.5)] / 1000, polls[(int) (roundTrips * 0.99)] / 1000);
   }
 }

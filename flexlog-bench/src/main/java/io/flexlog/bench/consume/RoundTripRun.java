@@ -62,6 +62,7 @@ final class RoundTripRun {
             "fetch.max.wait.ms", "0");
     Map<String, Object> producerSettings = Map.of("bootstrap.servers", bootstrap, "linger.ms", "0");
     long[] latencyNs = new long[roundTrips];
+    long[] ackNs = new long[roundTrips];
     try (FlexLogProducer<byte[], byte[]> producer =
             new FlexLogProducer<>(
                 producerSettings, new Serializers.ByteArray(), new Serializers.ByteArray());
@@ -77,6 +78,7 @@ final class RoundTripRun {
         Arrays.fill(value, (byte) ('A' + random.nextInt(26)));
         long begin = System.nanoTime();
         RecordMetadata sent = producer.send(new ProducerRecord<>(color, value)).get();
+        long acked = System.nanoTime() - begin;
         ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL_TIMEOUT);
         long elapsed = System.nanoTime() - begin;
         String problem = check(polled, sent.sn(), value);
@@ -86,6 +88,7 @@ final class RoundTripRun {
           return 1;
         }
         if (i >= 0) {
+          ackNs[i] = acked;
           latencyNs[i] = elapsed;
         }
         if (i % 1000 == 0) {
@@ -94,7 +97,7 @@ final class RoundTripRun {
         }
       }
     }
-    report(latencyNs);
+    report(latencyNs, ackNs);
     return 0;
   }
 
@@ -114,8 +117,11 @@ final class RoundTripRun {
     return null;
   }
 
-  /** Microseconds, and whole milliseconds truncated and indexed as Kafka's tool prints them. */
-  private void report(long[] latencyNs) {
+  /**
+   * Microseconds, and whole milliseconds truncated and indexed as Kafka's tool prints them; then
+   * the two parts of a round trip: the send until its acknowledgement, and the poll after it.
+   */
+  private void report(long[] latencyNs, long[] ackNs) {
     long[] sorted = latencyNs.clone();
     Arrays.sort(sorted);
     double avgMs = Arrays.stream(sorted).average().orElse(0) / 1e6;
@@ -135,6 +141,16 @@ final class RoundTripRun {
         at(sorted, 0.5) / 1_000_000,
         at(sorted, 0.99) / 1_000_000,
         at(sorted, 0.999) / 1_000_000);
+    long[] acks = ackNs.clone();
+    long[] polls = new long[latencyNs.length];
+    for (int i = 0; i < polls.length; i++) {
+      polls[i] = latencyNs[i] - ackNs[i];
+    }
+    Arrays.sort(acks);
+    Arrays.sort(polls);
+    out.printf(
+        "parts: send to ack p50 %d us, p99 %d us; poll after the ack p50 %d us, p99 %d us%n",
+        at(acks, 0.5) / 1000, at(acks, 0.99) / 1000, at(polls, 0.5) / 1000, at(polls, 0.99) / 1000);
     out.flush();
   }
 

@@ -38,6 +38,8 @@ class RoundTripRunTest {
         .contains("-1000\t", "(warm-up)", "\n0\t")
         .containsPattern("round trips: 200 of 64 bytes, avg [0-9.]+ ms, p50 \\d+ us, p99 \\d+ us")
         .containsPattern(
+            "parts: send to ack p50 \\d+ us, p99 \\d+ us; poll after the ack p50 \\d+ us, p99 \\d+ us")
+        .containsPattern(
             "as EndToEndLatency prints it \\(whole ms, truncated\\): Avg latency: [0-9.]+ ms,"
                 + " Percentiles: 50th = \\d+, 99th = \\d+, 99.9th = \\d+");
   }
