@@ -51,7 +51,10 @@ public final class ConsumeCommand implements Callable<Integer> {
 
   @Option(
       names = "--existing-color",
-      description = "catchup: read this color, already holding --records records (no load).")
+      description =
+          "catchup: read this color, already holding --records records (no load); roundtrip:"
+              + " send to and poll this color (as Kafka's tool uses an existing topic: no admin"
+              + " call in the measuring JVM).")
   String existingColor;
 
   @Option(names = "--shards", defaultValue = "1", description = "Shards of the fresh color.")
@@ -117,11 +120,18 @@ public final class ConsumeCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (existingColor != null) {
-      if (mode != Mode.catchup) {
-        throw new ParameterException(spec.commandLine(), "--existing-color needs --mode catchup");
-      }
-      return new CatchUpRun(bootstrap, existingColor, records, recordBytes, reader, false, out)
-          .run();
+      return switch (mode) {
+        case catchup ->
+            new CatchUpRun(bootstrap, existingColor, records, recordBytes, reader, false, out)
+                .run();
+        case roundtrip ->
+            new RoundTripRun(
+                    bootstrap, existingColor, recordBytes, roundTrips, warmupRoundTrips, out)
+                .run();
+        default ->
+            throw new ParameterException(
+                spec.commandLine(), "--existing-color needs --mode catchup or roundtrip");
+      };
     }
     String color = mode + "-" + System.currentTimeMillis();
     try (AdminClient a = AdminClient.connect(admin, Duration.ofSeconds(30))) {

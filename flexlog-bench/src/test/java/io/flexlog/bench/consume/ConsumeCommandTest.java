@@ -24,7 +24,7 @@ class ConsumeCommandTest {
     assertThat(err2.toString()).contains("--mode");
     StringWriter err3 = new StringWriter();
     assertThat(run(err3, "--mode", "latency", "--existing-color", "x")).isEqualTo(2);
-    assertThat(err3.toString()).contains("--existing-color needs --mode catchup");
+    assertThat(err3.toString()).contains("--existing-color needs --mode catchup or roundtrip");
     StringWriter err4 = new StringWriter();
     assertThat(run(err4, "--mode", "roundtrip", "--round-trips", "0")).isEqualTo(2);
     assertThat(err4.toString()).contains("--round-trips must be >= 1");
