@@ -213,6 +213,7 @@ public final class SequencerNode implements AutoCloseable {
             .channel(Transport.serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.readSizes())
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override

@@ -36,6 +36,7 @@ public final class ClientBootstrap {
         .channel(Transport.clientChannel())
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
+        .option(ChannelOption.RCVBUF_ALLOCATOR, Transport.readSizes())
         .handler(
             new ChannelInitializer<SocketChannel>() {
               @Override

@@ -176,6 +176,7 @@ public final class ReplicaNode implements AutoCloseable {
             .group(group, group)
             .channel(Transport.serverChannel())
             .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transport.readSizes())
             // Room for a few subscription batches per connection before it turns unwritable
             // (Netty's default of 64 KiB is a quarter batch:
             // docs/architecture.md#flow-control-credits).
