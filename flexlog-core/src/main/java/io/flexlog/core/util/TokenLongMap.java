@@ -8,6 +8,12 @@ package io.flexlog.core.util;
  * forgets the oldest insertion (a sliding deduplication window, like Kafka's idempotent producer
  * state). Without one it grows without bound.
  *
+ * <p>A token's slot keeps a session's consecutive sequences together: sixteen consecutive sequences
+ * (an aligned block of the low part) hash to sixteen adjacent slots, and the blocks are spread over
+ * the table. A replica looks up and removes the records of a batch in sequence order, so it touches
+ * one cache line per several records instead of one or more per record
+ * (docs/architecture.md#pending-appends).
+ *
  * <p>Not thread-safe: one owner thread.
  */
 public final class TokenLongMap {
@@ -65,10 +71,11 @@ public final class TokenLongMap {
     return size == 0;
   }
 
+  /** Sixteen consecutive {@code lo} of one {@code hi} land in sixteen adjacent slots. */
   private static int hash(long hi, long lo) {
-    long h = hi * 0x9E3779B97F4A7C15L ^ lo * 0xC2B2AE3D27D4EB4FL;
+    long h = hi * 0x9E3779B97F4A7C15L ^ (lo >>> 4) * 0xC2B2AE3D27D4EB4FL;
     h ^= h >>> 29;
-    return (int) (h ^ (h >>> 32));
+    return ((int) (h ^ (h >>> 32)) << 4) | (int) (lo & 15);
   }
 
   private int slot(long hi, long lo) {
@@ -80,12 +87,15 @@ public final class TokenLongMap {
   }
 
   public long get(long hi, long lo) {
+    if (size == 0) {
+      return missingValue; // no probe into a table that may have grown large and gone cold
+    }
     int i = slot(hi, lo);
     return used[i] ? values[i] : missingValue;
   }
 
   public boolean containsKey(long hi, long lo) {
-    return used[slot(hi, lo)];
+    return size != 0 && used[slot(hi, lo)];
   }
 
   /** Associates the value with the key; returns the previous value or {@link #missingValue}. */
@@ -122,6 +132,9 @@ public final class TokenLongMap {
 
   /** Removes the key; returns its value or {@link #missingValue}. */
   public long remove(long hi, long lo) {
+    if (size == 0) {
+      return missingValue;
+    }
     int i = slot(hi, lo);
     if (!used[i]) {
       return missingValue;

@@ -36,6 +36,47 @@ class TokenLongMapTest {
     }
   }
 
+  /**
+   * The replica's pattern: sessions append consecutive sequences, which the map keeps in adjacent
+   * slots, and remove them mostly in order, some out of order; the map agrees with a HashMap at
+   * every step and, emptied, finds nothing in its grown table.
+   */
+  @Test
+  void shouldBehaveLikeAHashMapForConsecutiveSequencesOfManySessions() {
+    TokenLongMap map = new TokenLongMap(16, -1L);
+    Map<Key, Long> model = new HashMap<>();
+    Random random = new Random(7);
+    long[] sessions = random.longs(40).toArray();
+    long[] next = new long[sessions.length];
+    long[] oldest = new long[sessions.length];
+    for (int step = 0; step < 300_000; step++) {
+      int s = random.nextInt(sessions.length);
+      Key key;
+      if (random.nextInt(5) < 3) {
+        key = new Key(sessions[s], next[s]++);
+        long value = step;
+        assertThat(map.put(key.hi, key.lo, value)).isEqualTo(-1L);
+        model.put(key, value);
+      } else if (oldest[s] < next[s]) {
+        long sequence = random.nextInt(8) == 0 ? oldest[s] + random.nextInt(16) : oldest[s]++;
+        key = new Key(sessions[s], sequence);
+        Long previous = model.remove(key);
+        assertThat(map.remove(key.hi, key.lo)).isEqualTo(previous == null ? -1L : previous);
+      } else {
+        key = new Key(sessions[s], next[s] + random.nextInt(4));
+      }
+      Long value = model.get(key);
+      assertThat(map.get(key.hi, key.lo)).isEqualTo(value == null ? -1L : value);
+      assertThat(map.size()).isEqualTo(model.size());
+    }
+    for (Key key : model.keySet().toArray(new Key[0])) {
+      assertThat(map.remove(key.hi, key.lo)).isEqualTo(model.remove(key));
+    }
+    assertThat(map.isEmpty()).isTrue();
+    assertThat(map.get(sessions[0], 0)).isEqualTo(-1L);
+    assertThat(map.containsKey(sessions[0], next[0] - 1)).isFalse();
+  }
+
   @Test
   void shouldForgetOldestInsertionsBeyondRetainLimit() {
     TokenLongMap map = new TokenLongMap(4, -1L, 100);
