@@ -25,6 +25,9 @@ import io.netty.handler.codec.DecoderException;
  * are unaffected. A frame cut short by the end of the stream is dropped without an error.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
+  /** Reads a straddling frame takes as slices before the rest of it is copied. */
+  static final int MAX_SLICES = 64;
+
   private final int maxFrameBytes;
   private boolean failed;
 
@@ -36,6 +39,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   /** That frame's size, length field included, once its length field is complete; else 0. */
   private int partialSize;
+
+  /** The reads that frame took as slices so far. */
+  private int partialSlices;
 
   /**
    * @param maxFrameBytes the largest frame accepted, length field included
@@ -102,6 +108,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     ByteBuf frame = partial;
     partial = null;
     partialSize = 0;
+    partialSlices = 0;
     emit(ctx, frame);
     return true;
   }
@@ -113,12 +120,25 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     take(in, in.readableBytes());
   }
 
-  /** Moves {@code n} bytes of {@code in} into the straddling frame, as a slice: no copy. */
+  /**
+   * Moves {@code n} bytes of {@code in} into the straddling frame: as a slice, without a copy, for
+   * its first {@link #MAX_SLICES} reads; a frame that keeps arriving in more reads than that (a
+   * peer sending a few bytes at a time) is copied into one buffer from then on, so that it costs
+   * memory in proportion to its bytes rather than one slice per read.
+   */
   private void take(ByteBuf in, int n) {
-    if (n > 0) {
-      partial.addComponent(true, in.retainedSlice(in.readerIndex(), n));
-      in.skipBytes(n);
+    if (n == 0) {
+      return;
     }
+    if (partialSlices < MAX_SLICES) {
+      partial.addComponent(true, in.retainedSlice(in.readerIndex(), n));
+      if (++partialSlices == MAX_SLICES) {
+        partial.consolidate(); // one buffer, grown by the writes below
+      }
+    } else {
+      partial.writeBytes(in, in.readerIndex(), n);
+    }
+    in.skipBytes(n);
   }
 
   /** The size of a frame with this length field, length field included; fails if out of range. */
@@ -153,6 +173,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       partial.release();
       partial = null;
       partialSize = 0;
+      partialSlices = 0;
     }
   }
 

@@ -74,6 +74,30 @@ class FrameDecoderZeroCopyTest {
   }
 
   @Test
+  void aFrameArrivingInMoreReadsThanTheSliceLimitIsCopiedFromThenOnAndDecodesWhole() {
+    byte[] payload = new byte[500];
+    new java.util.Random(3).nextBytes(payload);
+    byte[] frame =
+        DecoderProperties.encode(
+            new WireMessage.Append(9, 10, 11, 1, 2, new WireMessage.Bytes(payload)));
+    List<ByteBuf> reads = new ArrayList<>();
+    for (byte b : frame) {
+      ByteBuf read = Unpooled.directBuffer(1).writeByte(b);
+      reads.add(read);
+      channel.writeInbound(read);
+    }
+    drain();
+
+    assertThat(frame.length).isGreaterThan(FrameDecoder.MAX_SLICES * 2);
+    assertThat(frames).hasSize(1);
+    assertThat(ByteBufUtil.getBytes(frames.get(0))).isEqualTo(frame);
+    CompositeByteBuf composite =
+        frames.get(0) instanceof CompositeByteBuf c ? c : (CompositeByteBuf) frames.get(0).unwrap();
+    assertThat(composite.numComponents()).isLessThan(FrameDecoder.MAX_SLICES);
+    assertThat(reads).allSatisfy(read -> assertThat(read.refCnt()).isZero());
+  }
+
+  @Test
   void aPeerAnnouncingAHugeFrameHoldsOnlyWhatItSent() {
     ByteBuf header = Unpooled.directBuffer().writeInt((1 << 20) - 4).writeShort(0xF10C);
 
