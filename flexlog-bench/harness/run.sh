@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# FlexLog's side of the Kafka peer harness, in the harness's shape (flexlog-bench/README.md#harness):
-# a fresh dev cluster, warmed until its JIT compilers go quiet (as the harness warms Kafka's
-# brokers), then the harness's four phases with FlexLog's own tools:
+# FlexLog's side of the Kafka peer harness, in the harness's shape (flexlog-bench/README.md, section
+# "`harness/run.sh`"): a fresh dev cluster, warmed until its JIT compilers go quiet (as the harness
+# warms Kafka's brokers), then the harness's four phases with FlexLog's own tools:
 #   a. append latency at low load   bench produce --throughput 1000 linger.ms=0, 20 s (first 5000 excluded)
 #   b. max append throughput        bench produce linger.ms=5 batch.size=65536, unthrottled
 #   c. end-to-end latency           bench consume --mode roundtrip, 10000 sequential round trips
