@@ -466,6 +466,11 @@ public final class ReplicationEngine {
     return shards.committedThrough(shardId, colorId);
   }
 
+  /** For tests: the entries the index of a color on a shard holds. */
+  int indexedEntries(int shardId, int colorId) {
+    return shards.log(shardId, colorId).index.size();
+  }
+
   /** Reads held until a commit, a watermark or their timeout decides them. */
   int heldReads() {
     return reads.heldCount();

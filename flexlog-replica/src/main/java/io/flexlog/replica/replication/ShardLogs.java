@@ -120,6 +120,18 @@ final class ShardLogs {
     return logList.size();
   }
 
+  /**
+   * Drops the index pages that hold only entries at or below the color's trim point: they are never
+   * served again, and the index keeps what the log retains (docs/architecture.md#index).
+   */
+  void discardTrimmed(int colorId, long trimPoint) {
+    for (ColorLog log : logList) {
+      if (log.colorId == colorId) {
+        log.index.discardThrough(trimPoint);
+      }
+    }
+  }
+
   ColorLog logAt(int i) {
     return logList.get(i);
   }

@@ -131,6 +131,7 @@ final class Trims {
           "replica node " + nodeId + " failed to record the trim point: " + e.getMessage());
       return;
     }
+    shards.discardTrimmed(colorId, storage.trimPoint(colorId));
     trims.increment();
     publisher.trimmed(c, requestId, colorId, storage.trimPoint(colorId), tail);
   }
@@ -159,6 +160,7 @@ final class Trims {
           e);
       return false;
     }
+    shards.discardTrimmed(colorId, storage.trimPoint(colorId));
     return true;
   }
 

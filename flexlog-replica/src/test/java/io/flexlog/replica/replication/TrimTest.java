@@ -22,6 +22,7 @@ import io.flexlog.core.protocol.SubscribeRecordsDescriptor;
 import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.TrimResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
+import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
@@ -239,6 +240,66 @@ class TrimTest {
     assertThat(ByteBufUtil.getBytes(ReadResponseDescriptor.payload(found)))
         .isEqualTo("record-3".getBytes(StandardCharsets.UTF_8));
     found.release();
+  }
+
+  @Test
+  void shouldDropTheIndexPagesOfTrimmedEntriesAndNotIndexThemAgainAfterARestart() {
+    int n = SnIndex.PAGE_ENTRIES + 10;
+    appendCommitted(n);
+    assertThat(engine.indexedEntries(SHARD, GLOBAL)).isEqualTo(n);
+    long through = Sn.of(1, SnIndex.PAGE_ENTRIES + 5);
+    trim(GLOBAL, through).release();
+    // the first page held SNs 1..4096 only: it goes; the second holds 4097..4106 and stays whole
+    assertThat(engine.indexedEntries(SHARD, GLOBAL)).isEqualTo(10);
+    assertStatus(read(through), ReadResponseDescriptor.TRIMMED, through);
+    ByteBuf found = read(Sn.of(1, n));
+    assertThat(ReadResponseDescriptor.status(found)).isEqualTo(ReadResponseDescriptor.FOUND);
+    found.release();
+
+    storage.close();
+    openEngine(); // recovery indexes only what lies above the trim point
+    assertThat(engine.indexedEntries(SHARD, GLOBAL)).isEqualTo(5);
+    found = read(Sn.of(1, n));
+    assertThat(ReadResponseDescriptor.status(found)).isEqualTo(ReadResponseDescriptor.FOUND);
+    found.release();
+  }
+
+  /** Appends n records committed at SNs 1..n in one epoch, covered by a watermark. */
+  private void appendCommitted(int n) {
+    watermark(Sn.of(1, 0));
+    for (int i = 1; i <= n; i++) {
+      byte[] bytes = ("record-" + i).getBytes(StandardCharsets.UTF_8);
+      ByteBuf header =
+          AppendDescriptor.encodeHeader(
+              ByteBufAllocator.DEFAULT, i, 7, i, GLOBAL, SHARD, bytes.length);
+      ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
+      try {
+        engine.onAppend(EmbeddedConnections.of(client), frame);
+      } finally {
+        frame.release();
+      }
+      ByteBuf response =
+          OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
+      OrderResponseDescriptor.writeEntry(response, 7, i, Sn.of(1, i));
+      try {
+        engine.onOrderResponse(0, response);
+      } finally {
+        response.release();
+      }
+      if (i % 256 == 0 || i == n) {
+        loop.runPendingTasks();
+        drainClient();
+      }
+    }
+    watermark(Sn.of(1, n));
+    loop.runPendingTasks();
+    drainClient();
+  }
+
+  private void drainClient() {
+    for (Object frame; (frame = client.readOutbound()) != null; ) {
+      ((ByteBuf) frame).release();
+    }
   }
 
   @Test
