@@ -33,9 +33,10 @@ public final class ClientConfigDef {
               .validator(Validator.positiveDuration())
               .importance(Importance.HIGH)
               .doc(
-                  "How long one attempt of an append waits for the replicas before it is re-sent"
-                      + " (same token, so never a second record); also the retry period of an"
-                      + " atomic group's commit."));
+                  "How long one attempt of an append waits for the replicas, from its write to"
+                      + " the socket, before it is re-sent (same token, so never a second record;"
+                      + " never while it still waits in the connection's buffer); also the retry"
+                      + " period of an atomic group's commit."));
 
   public static final ConfigKey<Duration> DELIVERY_TIMEOUT =
       DEF.define(

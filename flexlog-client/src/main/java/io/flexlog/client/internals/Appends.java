@@ -21,10 +21,11 @@ import java.util.function.Consumer;
 /**
  * The append role: sends each record to every replica of one shard of its color under the record's
  * token, and completes once every replica acknowledged the same SN. An attempt that is not fully
- * acknowledged within the request timeout is sent again to the replicas that have not acknowledged;
- * the replicas deduplicate by token. The append fails with {@link FlexLogTimeoutException} at its
- * delivery deadline, or at once with the typed error a replica answers (UNKNOWN_COLOR and
- * UNKNOWN_SHARD first refresh the topology once, see {@link ClientMetadata}).
+ * acknowledged within the request timeout of its write (see {@link InFlight}) is sent again to the
+ * replicas that have not acknowledged; the replicas deduplicate by token. The append fails with
+ * {@link FlexLogTimeoutException} at its delivery deadline, or at once with the typed error a
+ * replica answers (UNKNOWN_COLOR and UNKNOWN_SHARD first refresh the topology once, see {@link
+ * ClientMetadata}).
  *
  * <p>Hot path: one {@link PendingAppend} per record, found by its token sequence in a primitive
  * map; the payload is sent (and re-sent) as retained duplicates, without a copy.
@@ -38,7 +39,7 @@ final class Appends {
   private final ClientLoop loop;
   private final NanoClock clock;
   private final Tokens tokens;
-  private final long requestTimeoutNs;
+  private final InFlight.AttemptTimer timer;
   private final long deliveryTimeoutNs;
   private final LongObjectHashMap<PendingAppend> pending = new LongObjectHashMap<>();
   private final Consumer<PendingAppend> resend = this::send;
@@ -57,7 +58,7 @@ final class Appends {
     this.loop = loop;
     this.clock = clock;
     this.tokens = tokens;
-    this.requestTimeoutNs = requestTimeoutNs;
+    this.timer = new InFlight.AttemptTimer(clock, requestTimeoutNs);
     this.deliveryTimeoutNs = deliveryTimeoutNs;
   }
 
@@ -126,13 +127,13 @@ final class Appends {
 
   /** Sends the record to every replica of its shard that has not acknowledged it yet. */
   private void send(PendingAppend append) {
-    append.attempts++;
-    append.attemptDeadlineNs = clock.nanoTime() + requestTimeoutNs;
+    append.startAttempt(timer);
     List<Integer> replicas = append.shard.replicaNodeIds();
     for (int i = 0; i < replicas.size(); i++) {
       if ((append.ackedMask & (1 << i)) != 0) {
         continue;
       }
+      append.unwrittenFrames++;
       outbound.send(
           replicas.get(i),
           AppendDescriptor.encodeHeader(
@@ -143,7 +144,8 @@ final class Appends {
               append.colorId,
               append.shard.id(),
               append.payload.readableBytes()),
-          append.payload.retainedDuplicate());
+          append.payload.retainedDuplicate(),
+          append);
     }
   }
 

@@ -52,7 +52,7 @@ final class AtomicGroups {
   private final NanoClock clock;
   private final Tokens tokens;
   private final String brokerColor;
-  private final long requestTimeoutNs;
+  private final InFlight.AttemptTimer timer;
   private final long deliveryTimeoutNs;
 
   /** Groups by every request id they use: a committing group is listed once per replica. */
@@ -78,7 +78,7 @@ final class AtomicGroups {
     this.clock = clock;
     this.tokens = tokens;
     this.brokerColor = brokerColor;
-    this.requestTimeoutNs = requestTimeoutNs;
+    this.timer = new InFlight.AttemptTimer(clock, requestTimeoutNs);
     this.deliveryTimeoutNs = deliveryTimeoutNs;
   }
 
@@ -156,12 +156,12 @@ final class AtomicGroups {
 
   /** Sends what the group's phase still needs: unacknowledged stages, or the commit. */
   private void send(PendingGroup group) {
-    group.attempts++;
-    group.attemptDeadlineNs = clock.nanoTime() + requestTimeoutNs;
+    group.startAttempt(timer);
     List<Integer> replicas = group.broker.replicaNodeIds();
     for (int r = 0; r < replicas.size(); r++) {
       int node = replicas.get(r);
       if (group.committing) {
+        group.unwrittenFrames++;
         outbound.send(
             node,
             CommitGroupDescriptor.encode(
@@ -170,7 +170,8 @@ final class AtomicGroups {
                 group.groupHigh,
                 group.groupLow,
                 group.broker.id(),
-                group.memberCount()));
+                group.memberCount()),
+            group);
       } else {
         for (int i = 0; i < group.memberCount(); i++) {
           if ((group.stagedMask[i] & (1 << r)) == 0) {
@@ -183,6 +184,7 @@ final class AtomicGroups {
 
   private void sendStage(int node, PendingGroup group, int index) {
     ByteBuf payload = group.payloads[index];
+    group.unwrittenFrames++;
     outbound.send(
         node,
         StageDescriptor.encodeHeader(
@@ -198,7 +200,8 @@ final class AtomicGroups {
             tokens.session(),
             group.sequences[index],
             payload.readableBytes()),
-        payload.retainedDuplicate());
+        payload.retainedDuplicate(),
+        group);
   }
 
   /** STAGE_ACK: one replica staged one member; once all are staged everywhere, commit. */

@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
  * The batched-append role (docs/architecture.md#batched-append): sends the records of one color for
  * one shard in one APPEND_BATCH to every replica of the shard, each record under its own token, and
  * completes each record once every replica acknowledged it at the same SN. An attempt that is not
- * fully acknowledged within the request timeout is sent again, to each replica with only the
- * records it has not acknowledged (the replicas deduplicate record by record). A record refused by
- * a replica fails alone with the typed error of its code; the batch's other records go on.
+ * fully acknowledged within the request timeout of its write is sent again (see {@link InFlight}),
+ * to each replica with only the records it has not acknowledged (the replicas deduplicate record by
+ * record). A record refused by a replica fails alone with the typed error of its code; the batch's
+ * other records go on.
  *
  * <p>Order: the batches of one shard leave on the same connections in the order they were handed
  * in, and each replica asks for their SNs in arrival order, so a producer's records of one shard
@@ -40,7 +41,7 @@ final class BatchAppends {
   private final ClientLoop loop;
   private final NanoClock clock;
   private final Tokens tokens;
-  private final long requestTimeoutNs;
+  private final InFlight.AttemptTimer timer;
   private final long deliveryTimeoutNs;
   private final LongObjectHashMap<PendingBatch> pending = new LongObjectHashMap<>();
   private final Consumer<PendingBatch> resend = this::send;
@@ -58,7 +59,7 @@ final class BatchAppends {
     this.loop = loop;
     this.clock = clock;
     this.tokens = tokens;
-    this.requestTimeoutNs = requestTimeoutNs;
+    this.timer = new InFlight.AttemptTimer(clock, requestTimeoutNs);
     this.deliveryTimeoutNs = deliveryTimeoutNs;
   }
 
@@ -94,8 +95,7 @@ final class BatchAppends {
 
   /** Sends every unfinished record to every replica that has not acknowledged it. */
   private void send(PendingBatch batch) {
-    batch.attempts++;
-    batch.attemptDeadlineNs = clock.nanoTime() + requestTimeoutNs;
+    batch.startAttempt(timer);
     List<Integer> replicas = batch.shard.replicaNodeIds();
     for (int r = 0; r < replicas.size(); r++) {
       int bit = 1 << r;
@@ -138,7 +138,8 @@ final class BatchAppends {
         frame.addComponent(true, batch.payloads[i].retainedDuplicate());
       }
     }
-    outbound.send(node, frame);
+    batch.unwrittenFrames++;
+    outbound.send(node, frame, batch);
   }
 
   /** APPEND_BATCH_ACK: one replica's outcomes for some records of a batch. */

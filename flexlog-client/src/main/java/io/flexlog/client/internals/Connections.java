@@ -6,6 +6,7 @@ import io.flexlog.core.model.Topology;
 import io.flexlog.core.net.ClientBootstrap;
 import io.flexlog.core.net.QueuedConnection;
 import io.flexlog.core.net.Transport;
+import io.flexlog.core.net.WriteListener;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -79,6 +80,24 @@ final class Connections implements Outbound {
     QueuedConnection connection = connection(nodeId);
     connection.write(header);
     connection.write(payload);
+    written(connection);
+  }
+
+  @Override
+  public void send(int nodeId, ByteBuf frame, WriteListener onWrite) {
+    QueuedConnection connection = connection(nodeId);
+    connection.write(frame, onWrite);
+    written(connection);
+  }
+
+  /**
+   * The header goes first; the payload's outcome is the frame's (a failed write fails the rest).
+   */
+  @Override
+  public void send(int nodeId, ByteBuf header, ByteBuf payload, WriteListener onWrite) {
+    QueuedConnection connection = connection(nodeId);
+    connection.write(header);
+    connection.write(payload, onWrite);
     written(connection);
   }
 

@@ -1,28 +1,65 @@
 package io.flexlog.client.internals;
 
+import io.flexlog.core.net.WriteListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A request in flight under the client's retry rule: past {@link #attemptDeadlineNs} (one request
- * timeout after its last send) it is sent again, past {@link #deliveryDeadlineNs} it fails. The
- * appends and atomic groups apply the rule on each tick with {@link #resendOrExpire}.
+ * A request in flight under the client's retry rule (docs/architecture.md#batched-append): one
+ * request timeout after the last frame of its attempt was written to the network it is sent again,
+ * and past {@link #deliveryDeadlineNs} it fails. While a frame of an attempt still waits in a
+ * connection's outbound buffer the request is not sent again: a re-send then could only queue
+ * another copy of the same records behind the first, and a stuck connection would collect one copy
+ * per request timeout.
+ *
+ * <p>A role starts each attempt with {@link #startAttempt}, counts each frame it sends for it in
+ * {@link #unwrittenFrames} and hands the request itself to the transport as the frame's {@link
+ * WriteListener}; it applies the rule on each tick with {@link #resendOrExpire}.
  *
  * <p>Threading: loop-confined.
  */
-abstract class InFlight {
+abstract class InFlight implements WriteListener {
+  /** The clock and request timeout of a role's attempts. */
+  record AttemptTimer(NanoClock clock, long requestTimeoutNs) {
+    long deadline() {
+      return clock.nanoTime() + requestTimeoutNs;
+    }
+  }
+
   final long deliveryDeadlineNs;
   long attemptDeadlineNs;
+  int attempts;
+
+  /** Frames of this request handed to the transport and not yet written or dropped. */
+  int unwrittenFrames;
+
+  private AttemptTimer timer;
 
   InFlight(long deliveryDeadlineNs) {
     this.deliveryDeadlineNs = deliveryDeadlineNs;
   }
 
+  /** Starts an attempt: its request timeout counts from now, and again from each write. */
+  final void startAttempt(AttemptTimer attemptTimer) {
+    timer = attemptTimer;
+    attempts++;
+    attemptDeadlineNs = attemptTimer.deadline();
+  }
+
+  @Override
+  public final void onWrite(boolean written) {
+    unwrittenFrames--;
+    if (written) {
+      attemptDeadlineNs = Math.max(attemptDeadlineNs, timer.deadline());
+    }
+  }
+
   /**
-   * Applies the retry rule at {@code nowNs}: sends again each request past its attempt deadline,
-   * and returns those past their delivery deadline (null when none), for the caller to fail once
-   * the scan is over, since failing one removes it from {@code requests}.
+   * Applies the retry rule at {@code nowNs}: sends again each request whose frames were all written
+   * (or dropped) and whose attempt deadline passed, and returns those past their delivery deadline
+   * (null when none), for the caller to fail once the scan is over, since failing one removes it
+   * from {@code requests}.
    */
   static <T extends InFlight> List<T> resendOrExpire(
       Iterable<T> requests, long nowNs, Consumer<? super T> resend) {
@@ -31,7 +68,7 @@ abstract class InFlight {
       if (nowNs - request.deliveryDeadlineNs > 0) {
         expired = expired == null ? new ArrayList<>() : expired;
         expired.add(request);
-      } else if (nowNs - request.attemptDeadlineNs > 0) {
+      } else if (request.unwrittenFrames == 0 && nowNs - request.attemptDeadlineNs > 0) {
         resend.accept(request);
       }
     }

@@ -1,5 +1,6 @@
 package io.flexlog.client.internals;
 
+import io.flexlog.core.net.WriteListener;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -29,6 +30,21 @@ interface Outbound {
   default void send(int nodeId, ByteBuf header, ByteBuf payload) {
     send(nodeId, header);
     send(nodeId, payload);
+  }
+
+  /**
+   * Like {@link #send(int, ByteBuf)}, and tells {@code onWrite} once whether the frame was written
+   * to the socket or dropped. A transport without an outbound buffer reports it written at once.
+   */
+  default void send(int nodeId, ByteBuf frame, WriteListener onWrite) {
+    send(nodeId, frame);
+    onWrite.onWrite(true);
+  }
+
+  /** Like {@link #send(int, ByteBuf, ByteBuf)}, and tells {@code onWrite} what became of both. */
+  default void send(int nodeId, ByteBuf header, ByteBuf payload, WriteListener onWrite) {
+    send(nodeId, header, payload);
+    onWrite.onWrite(true);
   }
 
   /** Flushes every connection written to since the last flush. */

@@ -19,7 +19,6 @@ final class PendingAppend extends InFlight {
   Shard shard;
   long sn;
   int ackedMask;
-  int attempts;
 
   /** The topology was fetched again for this append already. */
   boolean refreshed;

@@ -20,7 +20,6 @@ final class PendingBatch extends InFlight {
   final boolean[] done;
   final BatchListener listener;
   int remaining;
-  int attempts;
 
   /** The topology was fetched again for this batch already. */
   boolean refreshed;

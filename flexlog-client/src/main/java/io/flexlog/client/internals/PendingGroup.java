@@ -42,7 +42,6 @@ final class PendingGroup extends InFlight {
   int abortedMask;
 
   int unknownMask;
-  int attempts;
 
   PendingGroup(
       long groupHigh,

@@ -103,8 +103,9 @@ public final class ProducerConfig {
           ConfigKey.duration(REQUEST_TIMEOUT_MS_CONFIG, Duration.ofSeconds(2))
               .validator(Validator.positiveDuration())
               .doc(
-                  "How long one attempt of a batch waits for the replicas before its"
-                      + " unacknowledged records are sent again (same tokens: no duplicates)."));
+                  "How long one attempt of a batch waits for the replicas, from its write to the"
+                      + " socket, before its unacknowledged records are sent again (same tokens:"
+                      + " no duplicates; never while it still waits in the connection's buffer)."));
 
   static final ConfigKey<Duration> RETRY_BACKOFF =
       DEF.define(

@@ -132,6 +132,27 @@ class AppendsTest {
   }
 
   @Test
+  void shouldWaitForAnUnwrittenAttemptBeforeSendingItAgain() {
+    client.outbound.holdWrites = true;
+    CompletableFuture<Long> future = append("events", "a");
+    List<Sent> sent = client.outbound.take();
+    ack(sent.get(0), 3);
+
+    client.advance(REQUEST_TIMEOUT_NS * 3);
+    assertThat(client.outbound.take()).isEmpty(); // still in the outbound buffer: no copy
+    client.outbound.completeWrites(true);
+    client.advance(REQUEST_TIMEOUT_NS);
+    assertThat(client.outbound.take()).isEmpty(); // the timeout counts from the write
+    client.advance(1);
+
+    List<Sent> resent = client.outbound.take();
+    assertThat(resent).extracting(Sent::node).containsExactly(2);
+    client.outbound.completeWrites(true);
+    ack(resent.get(0), 3);
+    assertThat(future).isCompletedWithValue(3L);
+  }
+
+  @Test
   void shouldFailWithATimeoutAtTheDeliveryDeadline() {
     CompletableFuture<Long> future = append("events", "a");
     client.outbound.take();

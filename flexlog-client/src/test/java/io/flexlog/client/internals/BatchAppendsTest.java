@@ -147,4 +147,54 @@ class BatchAppendsTest {
         .isInstanceOf(FlexLogTimeoutException.class)
         .hasMessageContaining("each record may still appear, at most once");
   }
+
+  @Test
+  void shouldNotResendWhileTheAttemptWaitsUnwrittenAndCountTheTimeoutFromItsWrite() {
+    client.outbound.holdWrites = true;
+    List<Sent> sent = appendThree();
+    long first = sent.get(0).requestId();
+    ack(sent.get(0), 1, 0, 1, 2);
+
+    // a stuck connection: many request timeouts pass, and no second copy joins the first
+    for (int i = 0; i < 5; i++) {
+      client.advance(REQUEST_TIMEOUT_NS + 1);
+      assertThat(client.outbound.take(MessageType.APPEND_BATCH)).isEmpty();
+    }
+    assertThat(client.outbound.completeWrites(true)).isEqualTo(2);
+
+    client.advance(REQUEST_TIMEOUT_NS - 1);
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH)).isEmpty();
+    client.advance(2);
+    List<Sent> resent = client.outbound.take(MessageType.APPEND_BATCH);
+    assertThat(resent).extracting(Sent::node).containsExactly(2);
+    assertThat(sequences(resent.get(0))).containsExactly(first, first + 1, first + 2);
+    assertThat(appended).isEmpty();
+  }
+
+  @Test
+  void shouldResendADroppedAttemptAtItsRequestTimeout() {
+    client.outbound.holdWrites = true;
+    appendThree();
+    client.advance(REQUEST_TIMEOUT_NS / 2);
+    assertThat(client.outbound.completeWrites(false)).isEqualTo(2);
+
+    client.advance(REQUEST_TIMEOUT_NS / 2 + 1);
+
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH))
+        .extracting(Sent::node)
+        .containsExactly(1, 2);
+  }
+
+  @Test
+  void shouldStillFailAnAttemptThatNeverLeavesAtTheDeliveryDeadline() {
+    client.outbound.holdWrites = true;
+    appendThree();
+
+    client.advance(DELIVERY_TIMEOUT_NS + 1);
+
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH)).isEmpty();
+    assertThat(failed).containsOnlyKeys(0, 1, 2);
+    assertThat(failed.get(0)).isInstanceOf(FlexLogTimeoutException.class);
+    client.outbound.completeWrites(false);
+  }
 }

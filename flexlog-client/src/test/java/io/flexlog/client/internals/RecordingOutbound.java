@@ -1,5 +1,6 @@
 package io.flexlog.client.internals;
 
+import io.flexlog.core.net.WriteListener;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -12,7 +13,9 @@ import java.util.Map;
 
 /**
  * An {@link Outbound} that keeps what the roles send. A frame sent in parts (a header, then its
- * payload) is joined back into one, so each {@link Sent} is a whole frame.
+ * payload) is joined back into one, so each {@link Sent} is a whole frame. A frame sent with a
+ * {@link WriteListener} is reported written at once, unless {@link #holdWrites} keeps it waiting,
+ * as in a connection's outbound buffer, until {@link #completeWrites}.
  */
 final class RecordingOutbound implements Outbound {
   /** One frame sent to a node. */
@@ -29,7 +32,11 @@ final class RecordingOutbound implements Outbound {
   private final List<Sent> sent = new ArrayList<>();
   private final Map<Integer, ByteBuf> partial = new HashMap<>();
   private final List<ByteBuf> taken = new ArrayList<>();
+  private final List<WriteListener> heldWrites = new ArrayList<>();
   int flushes;
+
+  /** While set, frames stay unwritten until {@link #completeWrites}. */
+  boolean holdWrites;
 
   @Override
   public ByteBufAllocator alloc() {
@@ -46,6 +53,34 @@ final class RecordingOutbound implements Outbound {
     } else {
       sent.add(new Sent(nodeId, whole));
     }
+  }
+
+  @Override
+  public void send(int nodeId, ByteBuf frame, WriteListener onWrite) {
+    send(nodeId, frame);
+    written(onWrite);
+  }
+
+  @Override
+  public void send(int nodeId, ByteBuf header, ByteBuf payload, WriteListener onWrite) {
+    send(nodeId, header, payload);
+    written(onWrite);
+  }
+
+  private void written(WriteListener onWrite) {
+    if (holdWrites) {
+      heldWrites.add(onWrite);
+    } else {
+      onWrite.onWrite(true);
+    }
+  }
+
+  /** Reports every held frame written (or dropped); returns how many there were. */
+  int completeWrites(boolean written) {
+    List<WriteListener> held = new ArrayList<>(heldWrites);
+    heldWrites.clear();
+    held.forEach(listener -> listener.onWrite(written));
+    return held.size();
   }
 
   @Override

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * retry timer sends them again. A failed attempt and a connection that closes both run {@code
  * onLost}.
  *
- * <p>Ownership: a written frame belongs to this connection, which writes or releases it.
+ * <p>Ownership: a written frame belongs to this connection, which writes or releases it. A frame
+ * written with a {@link WriteListener} tells it which of the two happened, exactly once.
  *
  * <p>Threading: confined to the event loop of the bootstrap (from {@link ClientBootstrap}); every
  * method must be called on it.
@@ -31,7 +32,10 @@ public final class QueuedConnection {
   private final NodeAddress node;
   private final Bootstrap bootstrap;
   private final Runnable onLost;
+  private static final WriteListener NONE = written -> {};
+
   private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
+  private final ArrayDeque<WriteListener> queuedListeners = new ArrayDeque<>();
   private Channel channel;
   private boolean connecting;
   private boolean closed;
@@ -74,7 +78,8 @@ public final class QueuedConnection {
       }
       channel.closeFuture().addListener(c -> onLost.run());
       while (!queued.isEmpty()) {
-        channel.write(queued.poll(), channel.voidPromise());
+        WriteListener listener = queuedListeners.poll();
+        writeNow(queued.poll(), listener == NONE ? null : listener);
       }
       channel.flush();
     } else {
@@ -89,17 +94,37 @@ public final class QueuedConnection {
 
   /** Writes a frame, sent on the next {@link #flush()}; queues it (and connects) if not up. */
   public void write(ByteBuf frame) {
+    write(frame, null);
+  }
+
+  /**
+   * Like {@link #write(ByteBuf)}, and tells {@code listener} (if not null) once whether the frame
+   * was written to the socket or dropped; a dropped frame may be reported before this returns.
+   */
+  public void write(ByteBuf frame, WriteListener listener) {
     if (isConnected()) {
-      channel.write(frame, channel.voidPromise());
+      writeNow(frame, listener);
       dirty = true;
       return;
     }
     if (queued.size() >= MAX_QUEUED || closed) {
       ReferenceCountUtil.release(frame);
+      if (listener != null) {
+        listener.onWrite(false);
+      }
       return;
     }
     queued.add(frame);
+    queuedListeners.add(listener == null ? NONE : listener);
     connect();
+  }
+
+  private void writeNow(ByteBuf frame, WriteListener listener) {
+    if (listener == null) {
+      channel.write(frame, channel.voidPromise());
+    } else {
+      channel.write(frame).addListener(f -> listener.onWrite(f.isSuccess()));
+    }
   }
 
   /** Flushes what {@link #write} wrote to the connection since the last flush. */
@@ -151,6 +176,7 @@ public final class QueuedConnection {
   private void drop() {
     while (!queued.isEmpty()) {
       ReferenceCountUtil.release(queued.poll());
+      queuedListeners.poll().onWrite(false);
     }
   }
 }

@@ -12,6 +12,8 @@ import java.io.DataInputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -70,5 +72,77 @@ class QueuedConnectionTest {
     assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
     assertThat(frame.refCnt()).isZero();
     assertThat(loop.submit(connection::isConnected).get()).isFalse();
+  }
+
+  @Test
+  void shouldTellTheListenerOnceTheFrameIsWrittenNotBefore() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      QueuedConnection connection = connectionTo(server.getLocalPort(), () -> {});
+      List<Boolean> outcomes = new CopyOnWriteArrayList<>();
+      loop.submit(() -> connection.write(Unpooled.buffer().writeInt(11), outcomes::add)).sync();
+      try (Socket peer = server.accept()) {
+        DataInputStream in = new DataInputStream(peer.getInputStream());
+        assertThat(in.readInt()).isEqualTo(11);
+        awaitSize(outcomes, 1);
+        assertThat(outcomes).containsExactly(true);
+
+        // connected now: the frame waits for the flush, and so does its listener
+        loop.submit(() -> connection.write(Unpooled.buffer().writeInt(22), outcomes::add)).sync();
+        loop.submit(() -> {}).sync();
+        assertThat(outcomes).containsExactly(true);
+        loop.submit(connection::flush).sync();
+        assertThat(in.readInt()).isEqualTo(22);
+        awaitSize(outcomes, 2);
+        assertThat(outcomes).containsExactly(true, true);
+      } finally {
+        loop.submit(connection::close).sync();
+      }
+    }
+  }
+
+  @Test
+  void shouldTellTheListenersOfDroppedFramesThatTheyWereNotWritten() throws Exception {
+    int port;
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = closed.getLocalPort();
+    }
+    QueuedConnection connection = connectionTo(port, () -> {});
+    List<Boolean> outcomes = new CopyOnWriteArrayList<>();
+    ByteBuf frame = Unpooled.buffer().writeInt(11);
+
+    loop.submit(() -> connection.write(frame, outcomes::add)).sync();
+    awaitSize(outcomes, 1);
+    assertThat(outcomes).containsExactly(false);
+    assertThat(frame.refCnt()).isZero();
+
+    // every frame queued while the next attempt fails, and the one over the queue's bound
+    List<Boolean> over = new CopyOnWriteArrayList<>();
+    loop.submit(
+            () -> {
+              for (int i = 0; i <= QueuedConnection.MAX_QUEUED; i++) {
+                connection.write(Unpooled.buffer().writeInt(i), over::add);
+              }
+            })
+        .sync();
+    awaitSize(over, QueuedConnection.MAX_QUEUED + 1);
+    assertThat(over).containsOnly(false);
+
+    // a closed connection drops what is written to it
+    List<Boolean> afterClose = new CopyOnWriteArrayList<>();
+    loop.submit(
+            () -> {
+              connection.close();
+              connection.write(Unpooled.buffer().writeInt(1), afterClose::add);
+            })
+        .sync();
+    assertThat(afterClose).containsExactly(false);
+  }
+
+  private static void awaitSize(List<Boolean> outcomes, int size) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (outcomes.size() < size && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(outcomes).hasSize(size);
   }
 }
