@@ -5,6 +5,7 @@ import io.flexlog.client.producer.ProducerRecord;
 import io.flexlog.client.producer.Serializers;
 import io.flexlog.core.config.ConfigException;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -44,6 +45,7 @@ final class ProduceBenchmark {
     long windowStart = System.nanoTime();
     long windowCount = 0;
     Histogram total = new Histogram(3);
+    boolean sendFailed = true;
     try {
       long start = System.nanoTime();
       for (long i = 0; i < s.numRecords(); i++) {
@@ -75,11 +77,17 @@ final class ProduceBenchmark {
         }
       }
       producer.flush();
+      sendFailed = false;
     } catch (RuntimeException e) {
       err.println("produce failed: " + e.getMessage());
       return AppendBenchmark.EXIT_FAILED;
     } finally {
-      producer.close();
+      if (sendFailed) {
+        // no wait for delivery.timeout.ms: what is still in flight fails now, and the run ends
+        producer.close(Duration.ZERO);
+      } else {
+        producer.close();
+      }
     }
     long elapsedNs = System.nanoTime() - measuredStart;
     total.add(latencies.getIntervalHistogram());

@@ -14,6 +14,12 @@ package io.flexlog.core.util;
  * one cache line per several records instead of one or more per record
  * (docs/architecture.md#pending-appends).
  *
+ * <p>A map that grew for a burst gives the memory back: when it empties after holding at most a
+ * sixteenth of its capacity since it was last empty, it shrinks to four times that peak (no smaller
+ * than its initial capacity). So a burst (a replica far behind its peers collects hundreds of
+ * thousands of early SNs) does not pin tens of megabytes for the life of the process, while a load
+ * that keeps refilling it to a similar size never reallocates.
+ *
  * <p>Not thread-safe: one owner thread.
  */
 public final class TokenLongMap {
@@ -21,12 +27,14 @@ public final class TokenLongMap {
   public final long missingValue;
 
   private final int retainLimit;
+  private final int initialTableCapacity;
   private long[] keysHi;
   private long[] keysLo;
   private long[] values;
   private boolean[] used;
   private int mask;
   private int size;
+  private int peakSize;
 
   // FIFO of insertions, for the retain limit.
   private long[] orderHi;
@@ -48,6 +56,7 @@ public final class TokenLongMap {
     this.missingValue = missingValue;
     this.retainLimit = retainLimit;
     int capacity = Integer.highestOneBit(Math.max(16, initialCapacity * 2 - 1)) << 1;
+    initialTableCapacity = capacity;
     allocate(capacity);
     if (retainLimit > 0) {
       orderHi = new long[retainLimit];
@@ -69,6 +78,11 @@ public final class TokenLongMap {
 
   public boolean isEmpty() {
     return size == 0;
+  }
+
+  /** The number of slots of the table (for tests and memory accounting). */
+  public int capacity() {
+    return mask + 1;
   }
 
   /** Sixteen consecutive {@code lo} of one {@code hi} land in sixteen adjacent slots. */
@@ -118,6 +132,9 @@ public final class TokenLongMap {
     keysLo[i] = lo;
     values[i] = value;
     size++;
+    if (size > peakSize) {
+      peakSize = size;
+    }
     if (retainLimit > 0) {
       int tail = (orderHead + orderCount) % retainLimit;
       orderHi[tail] = hi;
@@ -142,6 +159,14 @@ public final class TokenLongMap {
     long previous = values[i];
     used[i] = false;
     size--;
+    if (size == 0) {
+      int peak = peakSize;
+      peakSize = 0;
+      if (mask + 1 > initialTableCapacity && peak <= (mask + 1) / 16) {
+        allocate(Math.max(initialTableCapacity, Integer.highestOneBit(Math.max(1, peak)) << 3));
+        return previous;
+      }
+    }
     // Backward-shift deletion keeps probe sequences intact without tombstones.
     int gap = i;
     int j = (i + 1) & mask;
@@ -162,6 +187,7 @@ public final class TokenLongMap {
 
   public void clear() {
     java.util.Arrays.fill(used, false);
+    peakSize = 0;
     size = 0;
     orderHead = 0;
     orderCount = 0;

@@ -106,4 +106,43 @@ class TokenLongMapTest {
     map.forEach((hi, lo, value) -> assertThat(seen.put(new Key(hi, lo), value)).isNull());
     assertThat(seen).hasSize(1003).containsEntry(new Key(5, 999), 1099L);
   }
+
+  @Test
+  void shouldGiveBackTheMemoryOfABurstOnceASmallLoadEmptiesItAndStayCorrect() {
+    TokenLongMap map = new TokenLongMap(64, -1);
+    int initial = map.capacity();
+    for (long i = 0; i < 100_000; i++) {
+      map.put(7, i, i * 3);
+    }
+    int grown = map.capacity();
+    assertThat(grown).isGreaterThanOrEqualTo(200_000);
+    for (long i = 0; i < 100_000; i++) {
+      assertThat(map.remove(7, i)).isEqualTo(i * 3);
+    }
+    assertThat(map.capacity()).as("emptied after a peak of its size: kept").isEqualTo(grown);
+
+    // the same load again: no reallocation
+    for (long i = 0; i < 100_000; i++) {
+      map.put(8, i, i);
+    }
+    for (long i = 0; i < 100_000; i++) {
+      map.remove(8, i);
+    }
+    assertThat(map.capacity()).isEqualTo(grown);
+
+    // a small load after the burst: it shrinks to fit that load, and stays correct
+    for (long i = 0; i < 100; i++) {
+      map.put(9, i, i + 1);
+    }
+    for (long i = 0; i < 100; i++) {
+      assertThat(map.get(9, i)).isEqualTo(i + 1);
+      map.remove(9, i);
+    }
+    assertThat(map.capacity()).isEqualTo(Math.max(initial, 512));
+    map.put(1, 2, 3);
+    assertThat(map.get(1, 2)).isEqualTo(3);
+    assertThat(map.get(9, 5)).isEqualTo(-1);
+    map.remove(1, 2);
+    assertThat(map.capacity()).isEqualTo(initial);
+  }
 }

@@ -14,9 +14,16 @@ import java.util.Arrays;
  * behind.
  */
 final class AwaitedSns {
+  /**
+   * An array longer than this shrinks when the set empties after holding at most a sixteenth of it
+   * since it was last empty.
+   */
+  static final int SHRINK_ABOVE = 1024;
+
   private long[] values = new long[16];
   private int head;
   private int tail;
+  private int peakSize;
 
   /** Adds {@code sn}; nothing happens if it is already present. */
   void add(long sn) {
@@ -38,6 +45,7 @@ final class AwaitedSns {
       values[insert] = sn;
       tail++;
     }
+    peakSize = Math.max(peakSize, tail - head);
   }
 
   /** Removes {@code sn} if present. */
@@ -56,6 +64,12 @@ final class AwaitedSns {
     if (head == tail) {
       head = 0;
       tail = 0;
+      int peak = peakSize;
+      peakSize = 0;
+      if (values.length > SHRINK_ABOVE && peak <= values.length / 16) {
+        // give back what an earlier burst of lag grew; a lag that keeps its size keeps its array
+        values = new long[Math.max(16, Integer.highestOneBit(Math.max(1, peak)) << 3)];
+      }
     }
   }
 
@@ -74,6 +88,11 @@ final class AwaitedSns {
 
   int size() {
     return tail - head;
+  }
+
+  /** The length of the backing array (for tests). */
+  int capacity() {
+    return values.length;
   }
 
   /** Moves the values to the start of the array, growing it first if it is at least half full. */

@@ -77,4 +77,29 @@ class AwaitedSnsTest {
       }
     }
   }
+
+  @Test
+  void givesBackTheMemoryOfABurstOfLagOnceASmallLagEmptiesIt() {
+    AwaitedSns set = new AwaitedSns();
+    for (long sn = 1; sn <= 500_000; sn++) {
+      set.add(sn);
+    }
+    int grown = set.capacity();
+    for (long sn = 1; sn <= 500_000; sn++) {
+      set.remove(sn);
+    }
+    assertEquals(grown, set.capacity(), "emptied after a peak of its size: kept");
+    set.add(7);
+    set.add(3);
+    assertEquals(3, set.first());
+    set.remove(3);
+    set.remove(7);
+    assertEquals(16, set.capacity());
+    for (long sn = 10; sn < 1000; sn++) {
+      set.add(sn);
+    }
+    assertEquals(10, set.first());
+    assertEquals(990, set.size());
+    assertTrue(set.contains(999));
+  }
 }
