@@ -125,6 +125,7 @@ class ProducerEndToEndTest {
       producer.flush();
       assertThat(producer.metrics().get("records-per-request-avg")).isGreaterThan(2.0);
       assertThat(producer.metrics().get("record-send-total")).isEqualTo(500.0);
+      assertThat(producer.metrics()).containsKey("record-retry-total");
     }
     long previous = 0;
     for (int i = 0; i < sent.size(); i++) {

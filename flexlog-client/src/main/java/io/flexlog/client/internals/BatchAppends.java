@@ -96,6 +96,9 @@ final class BatchAppends {
   /** Sends every unfinished record to every replica that has not acknowledged it. */
   private void send(PendingBatch batch) {
     batch.startAttempt(timer);
+    if (batch.attempts > 1) {
+      batch.listener.onResent(batch.remaining);
+    }
     List<Integer> replicas = batch.shard.replicaNodeIds();
     for (int r = 0; r < replicas.size(); r++) {
       int bit = 1 << r;

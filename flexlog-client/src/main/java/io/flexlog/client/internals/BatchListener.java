@@ -12,4 +12,10 @@ public interface BatchListener {
 
   /** Record {@code index} failed; the other records of the batch are not affected. */
   void onFailed(int index, FlexLogException error);
+
+  /**
+   * {@code records} records of the batch, not yet acknowledged by every replica, are sent again
+   * (the request timeout passed, or the topology was fetched again).
+   */
+  default void onResent(int records) {}
 }

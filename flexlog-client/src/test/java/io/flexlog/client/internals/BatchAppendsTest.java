@@ -45,7 +45,13 @@ class BatchAppendsTest {
         public void onFailed(int index, FlexLogException error) {
           assertThat(failed.put(index, error)).isNull();
         }
+
+        @Override
+        public void onResent(int records) {
+          resent.add(records);
+        }
       };
+  private final List<Integer> resent = new ArrayList<>();
 
   @AfterEach
   void release() {
@@ -113,6 +119,7 @@ class BatchAppendsTest {
     assertThat(resent.get(0).requestId()).isEqualTo(first);
     assertThat(sequences(resent.get(0))).containsExactly(first + 1, first + 2);
     assertThat(appended).containsOnlyKeys(0);
+    assertThat(this.resent).as("records told resent").containsExactly(2);
   }
 
   @Test
@@ -160,6 +167,7 @@ class BatchAppendsTest {
       client.advance(REQUEST_TIMEOUT_NS + 1);
       assertThat(client.outbound.take(MessageType.APPEND_BATCH)).isEmpty();
     }
+    assertThat(this.resent).isEmpty();
     assertThat(client.outbound.completeWrites(true)).isEqualTo(2);
 
     client.advance(REQUEST_TIMEOUT_NS - 1);

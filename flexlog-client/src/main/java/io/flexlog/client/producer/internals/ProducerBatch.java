@@ -69,6 +69,11 @@ final class ProducerBatch implements BatchListener {
     countDown();
   }
 
+  @Override
+  public void onResent(int records) {
+    metrics.onRetried(records);
+  }
+
   private void countDown() {
     if (--remaining == 0) {
       done.complete(null);

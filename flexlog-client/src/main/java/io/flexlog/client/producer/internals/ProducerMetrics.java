@@ -13,6 +13,7 @@ public final class ProducerMetrics {
   private final LongAdder batchBytes = new LongAdder();
   private final LongAdder latencyNs = new LongAdder();
   private final LongAdder completed = new LongAdder();
+  private final LongAdder retries = new LongAdder();
 
   void onBatchSent(int records, int bytes) {
     batches.increment();
@@ -30,12 +31,17 @@ public final class ProducerMetrics {
     }
   }
 
+  void onRetried(int records) {
+    retries.add(records);
+  }
+
   /** The metrics by name; the pool's state is added by the caller. */
   public Map<String, Double> snapshot(BufferPool pool) {
     Map<String, Double> m = new LinkedHashMap<>();
     long b = batches.sum();
     m.put("record-send-total", (double) sent.sum());
     m.put("record-error-total", (double) errors.sum());
+    m.put("record-retry-total", (double) retries.sum());
     m.put("batch-send-total", (double) b);
     m.put("records-per-request-avg", b == 0 ? 0.0 : (double) batchRecords.sum() / b);
     m.put("batch-size-avg", b == 0 ? 0.0 : (double) batchBytes.sum() / b);
