@@ -2,13 +2,8 @@ package io.flexlog.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flexlog.core.testing.FreePorts;
-import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.bench.consume.SmallDevCluster;
 import io.flexlog.server.dev.DevCluster;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -24,16 +19,7 @@ class ProduceRunTest {
 
   @Test
   void shouldEndWithTheErrorSoonAfterTheClusterStopsNotAfterTheDeliveryTimeout() throws Exception {
-    DevCluster cluster =
-        DevCluster.start(
-            new DevCluster.Options(
-                dir,
-                FreePorts.consecutive(4),
-                StorageEngines.MAPPED,
-                DurabilityMode.PROCESS,
-                32L << 20),
-            new SimpleMeterRegistry(),
-            new PrintStream(new ByteArrayOutputStream()));
+    DevCluster cluster = SmallDevCluster.start(dir);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     ProduceSettings settings =

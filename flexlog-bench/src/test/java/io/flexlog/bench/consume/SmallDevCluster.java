@@ -9,11 +9,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
-/** The embedded cluster the consume benchmarks' tests run against: mapped logs of 32 MiB. */
-final class SmallDevCluster {
+/** The embedded cluster the benchmarks' tests run against: mapped logs of 32 MiB. */
+public final class SmallDevCluster {
   private SmallDevCluster() {}
 
-  static DevCluster start(Path dir) throws Exception {
+  public static DevCluster start(Path dir) throws Exception {
     return DevCluster.start(
         new DevCluster.Options(
             dir,
