@@ -42,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * process: with {@code 1} it is cache-flushed only, otherwise msync'ed on a plain file.
  *
  * <ul>
- *   <li>{@code process} requires {@code PMEM_IS_PMEM_FORCE=1}: entries are cache-flushed into the
- *       shared file mapping, which survives a crash of the process, not of the machine. The
- *       launcher and the test build set it.
+ *   <li>{@code process} requires {@code PMEM_IS_PMEM_FORCE=1}: entries are stored into the shared
+ *       file mapping, which survives a crash of the process, not of the machine. They are not
+ *       cache-flushed: a process crash loses no store the CPU executed. The launcher and the test
+ *       build set it.
  *   <li>{@code fsync} requires that it is not {@code 1}. Each chunk's range of the heap file is
  *       mapped a second time and flushed ranges are {@code msync}'ed through that mapping, so the
  *       entries survive a machine crash on any file system.
@@ -104,7 +105,8 @@ public final class LlplLogStorage extends ChunkedLogStorage {
       MemoryBlock block = blocks[i];
       MappedByteBuffer syncRegion =
           msync ? mapForMsync(heapFile, DirectAddress.fileOffset(block), chunkBytes) : null;
-      RangeFlusher flusher = syncRegion != null ? syncRegion::force : block::flush;
+      RangeFlusher flusher =
+          syncRegion != null ? syncRegion::force : cacheFlusher(mode, block::flush);
       chunks[i] =
           direct
               ? new ByteBufChunkMemory(
@@ -124,7 +126,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
                 + " to msync it: fsync durability is unavailable for this heap");
       }
     }
-    ChunkMemory trimRegion = trimRegion(heapFile, table, direct, msync);
+    ChunkMemory trimRegion = trimRegion(heapFile, table, direct, msync, mode);
     if (fresh) {
       formatTrimTable(trimRegion);
     }
@@ -134,7 +136,7 @@ public final class LlplLogStorage extends ChunkedLogStorage {
 
   /** The trim table inside the root block, flushed like the chunks. */
   private static ChunkMemory trimRegion(
-      String heapFile, MemoryBlock table, boolean direct, boolean msync) {
+      String heapFile, MemoryBlock table, boolean direct, boolean msync, DurabilityMode mode) {
     long offset = table.getLong(ChunkTableDescriptor.TRIM_TABLE_OFFSET_OFFSET);
     int length = TrimTableDescriptor.LENGTH;
     RangeFlusher flusher;
@@ -143,12 +145,23 @@ public final class LlplLogStorage extends ChunkedLogStorage {
           mapForMsync(heapFile, DirectAddress.fileOffset(table) + offset, length);
       flusher = region::force;
     } else {
-      flusher = (at, bytes) -> table.flush(offset + at, bytes);
+      flusher = cacheFlusher(mode, (at, bytes) -> table.flush(offset + at, bytes));
     }
     return direct
         ? new ByteBufChunkMemory(
             NativeMemory.wrap(DirectAddress.of(table) + offset, length), flusher)
         : new LlplAccessorChunkMemory(table, offset, length, flusher);
+  }
+
+  /**
+   * llpl's cache-line flush where the mode needs it ({@code pmem}); none in {@code process}: the
+   * CPU caches are coherent with the shared mapping, so a store is in the file's pages for the next
+   * process as soon as it is executed, and x86 keeps stores in program order for it. Flushing the
+   * lines only evicted them and cost a replica about 3% of its CPU on the append path
+   * (docs/architecture.md#storage).
+   */
+  private static RangeFlusher cacheFlusher(DurabilityMode mode, RangeFlusher flush) {
+    return mode == DurabilityMode.PROCESS ? RangeFlusher.NONE : flush;
   }
 
   /**
