@@ -13,16 +13,19 @@ package io.flexlog.replica.storage.cache;
  *  +---------------------------------------------------------------+
  *  |                     payload length (int32)                    |
  *  +---------------------------------------------------------------+
- *  |                       reserved (int32)                        |
+ *  |                        flags (int32)                          |
  *  +---------------------------------------------------------------+
  *  |                 payload ... zero padding to 8 bytes           |
  * </pre>
  *
- * <p>The address lets eviction walk a block and drop exactly the index entries that point into it.
+ * <p>The address lets eviction walk a block and drop exactly the hash-map entries that point into
+ * it; flag 1 marks a record indexed in the hash map (put after a read) rather than in its block's
+ * run of appended records.
  */
 final class CacheRecordDescriptor {
   public static final int ADDRESS_OFFSET = 0;
   public static final int LENGTH_OFFSET = 8;
+  public static final int FLAGS_OFFSET = 12;
   public static final int HEADER_LENGTH = 16;
   public static final int PAYLOAD_OFFSET = HEADER_LENGTH;
   public static final int ALIGNMENT = 8;

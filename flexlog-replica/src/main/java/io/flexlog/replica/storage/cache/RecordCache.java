@@ -7,8 +7,10 @@ import org.agrona.collections.Long2LongHashMap;
 /**
  * The off-heap DRAM tier: recent and recently read records, by storage address, within a byte
  * budget. No heap object per record: payloads live in a fixed number of off-heap blocks ({@link
- * CacheRecordDescriptor} records packed one after the other), found through one primitive hash map
- * from address to (block, offset).
+ * CacheRecordDescriptor} records packed one after the other). Records just appended to the log are
+ * found through each block's sorted run of their addresses ({@link AppendedRuns}), other records
+ * (put after a read from a lower tier) through one primitive hash map from address to (block,
+ * offset).
  *
  * <p>Eviction is CLOCK over blocks: records are appended to the head block; when it is full the
  * clock hand moves over the other blocks, giving a block that was read since the hand last passed a
@@ -30,11 +32,23 @@ public final class RecordCache implements AutoCloseable {
   private static final int MAX_BLOCK_BYTES = 4 << 20;
   private static final int BLOCKS_PER_BUDGET = 16;
 
+  /** In a record's flags: it is in the hash map, not in its block's run. */
+  private static final int READ_FLAG = 1;
+
   private final int blockBytes;
   private final ByteBuf[] blocks;
   private final int[] fill;
   private final boolean[] referenced;
+
+  /** Per block, the records in {@link #index} rather than in {@link #runs}. */
+  private final int[] readRecords;
+
+  /** Records put by {@link #put}: read from a lower tier. */
   private final Long2LongHashMap index = new Long2LongHashMap(-1L);
+
+  /** Records put by {@link #putAppended}. */
+  private final AppendedRuns runs;
+
   private int head = -1;
   private int hand = -1;
   private long usedBytes;
@@ -54,6 +68,8 @@ public final class RecordCache implements AutoCloseable {
     this.blocks = new ByteBuf[count];
     this.fill = new int[count];
     this.referenced = new boolean[count];
+    this.readRecords = new int[count];
+    this.runs = new AppendedRuns(count);
   }
 
   public boolean isEnabled() {
@@ -75,7 +91,7 @@ public final class RecordCache implements AutoCloseable {
   }
 
   public int records() {
-    return index.size();
+    return (int) (index.size() + runs.size());
   }
 
   /** Blocks emptied by the clock so far. */
@@ -89,7 +105,7 @@ public final class RecordCache implements AutoCloseable {
   }
 
   public boolean contains(long address) {
-    return index.get(address) != -1L;
+    return locate(address) != -1L;
   }
 
   /**
@@ -102,17 +118,17 @@ public final class RecordCache implements AutoCloseable {
     if (!fits(length)) {
       return false;
     }
-    if (index.get(address) != -1L) {
+    if (locate(address) != -1L) {
       return true;
     }
-    copyIn(address, source, sourceIndex, length);
+    copyIn(address, source, sourceIndex, length, false);
     return true;
   }
 
   /**
-   * As {@link #put} for a record just appended to the log: its address is new (addresses are never
-   * reused), so the index is not searched first. One hash probe per record instead of two on the
-   * append path.
+   * As {@link #put} for a record just appended to the log: its address is new and above every
+   * address appended before (addresses only grow), so it is not searched for first and goes into
+   * its block's run ({@link AppendedRuns}) instead of the hash map.
    *
    * @return true when the record is in the cache afterwards
    */
@@ -120,11 +136,11 @@ public final class RecordCache implements AutoCloseable {
     if (!fits(length)) {
       return false;
     }
-    copyIn(address, source, sourceIndex, length);
+    copyIn(address, source, sourceIndex, length, runs.accepts(address));
     return true;
   }
 
-  private void copyIn(long address, ByteBuf source, int sourceIndex, int length) {
+  private void copyIn(long address, ByteBuf source, int sourceIndex, int length, boolean appended) {
     int need = CacheRecordDescriptor.recordLength(length);
     if (head < 0 || fill[head] + need > blockBytes) {
       head = nextBlock();
@@ -133,16 +149,21 @@ public final class RecordCache implements AutoCloseable {
     int at = fill[head];
     block.setLongLE(at + CacheRecordDescriptor.ADDRESS_OFFSET, address);
     block.setIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET, length);
-    block.setIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET + 4, 0);
+    block.setIntLE(at + CacheRecordDescriptor.FLAGS_OFFSET, appended ? 0 : READ_FLAG);
     block.setBytes(at + CacheRecordDescriptor.PAYLOAD_OFFSET, source, sourceIndex, length);
-    index.put(address, ((long) head << 32) | at);
+    if (appended) {
+      runs.add(head, address, at);
+    } else {
+      index.put(address, ((long) head << 32) | at);
+      readRecords[head]++;
+    }
     fill[head] = at + need;
     usedBytes += need;
   }
 
   /** The cached payload length, or -1 when the address is not cached. */
   public int length(long address) {
-    long location = index.get(address);
+    long location = locate(address);
     return location == -1L ? -1 : payloadLength(location);
   }
 
@@ -197,11 +218,17 @@ public final class RecordCache implements AutoCloseable {
 
   /** The location of a cached address, marked as used for eviction; -1 when not cached. */
   private long use(long address) {
-    long location = index.get(address);
+    long location = locate(address);
     if (location != -1L) {
       referenced[(int) (location >>> 32)] = true;
     }
     return location;
+  }
+
+  /** The location of a cached address, or -1. */
+  private long locate(long address) {
+    long location = runs.find(address);
+    return location != -1L || index.isEmpty() ? location : index.get(address);
   }
 
   private ByteBuf block(long location) {
@@ -224,6 +251,8 @@ public final class RecordCache implements AutoCloseable {
         blocks[i].release();
         blocks[i] = null;
       }
+      runs.clear(i);
+      readRecords[i] = 0;
     }
     index.clear();
     usedBytes = 0;
@@ -267,17 +296,22 @@ public final class RecordCache implements AutoCloseable {
     if (block == null) {
       return;
     }
+    runs.clear(slot);
     int at = 0;
-    while (at < fill[slot]) {
+    while (readRecords[slot] > 0 && at < fill[slot]) { // walk only for records in the hash map
       long address = block.getLongLE(at + CacheRecordDescriptor.ADDRESS_OFFSET);
       int length = block.getIntLE(at + CacheRecordDescriptor.LENGTH_OFFSET);
-      long location = ((long) slot << 32) | at;
-      long indexed = index.remove(address);
-      if (indexed != location && indexed != -1L) {
-        index.put(address, indexed); // cached again elsewhere since (rare): keep that copy
+      if (block.getIntLE(at + CacheRecordDescriptor.FLAGS_OFFSET) == READ_FLAG) {
+        readRecords[slot]--;
+        long location = ((long) slot << 32) | at;
+        long indexed = index.remove(address);
+        if (indexed != location && indexed != -1L) {
+          index.put(address, indexed); // cached again elsewhere since (rare): keep that copy
+        }
       }
       at += CacheRecordDescriptor.recordLength(length);
     }
+    readRecords[slot] = 0;
     usedBytes -= fill[slot];
     fill[slot] = 0;
     evictedBlocks++;
