@@ -49,6 +49,18 @@ final class ProduceBenchmark {
     try {
       long start = System.nanoTime();
       for (long i = 0; i < s.numRecords(); i++) {
+        if (firstError.get() != null) {
+          // A failed record makes the run's numbers meaningless, and the rest would fail alike
+          // (an unknown color, say): stop here rather than send the remaining records.
+          err.println(
+              "produce failed after "
+                  + i
+                  + " of "
+                  + s.numRecords()
+                  + " records were sent: "
+                  + firstError.get().getMessage());
+          return AppendBenchmark.EXIT_FAILED;
+        }
         if (i == s.warmupRecords()) {
           producer.flush();
           latencies.getIntervalHistogram();

@@ -50,4 +50,32 @@ class ProduceRunTest {
     assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - stoppedNs)).isLessThan(60);
     assertThat(err.toString()).contains("produce failed:").contains("max.block.ms=1000");
   }
+
+  @Test
+  void shouldStopAtTheFirstFailedRecordWithItsErrorNotSendTheRest() throws Exception {
+    try (DevCluster cluster = SmallDevCluster.start(dir)) {
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      ProduceSettings settings =
+          new ProduceSettings(cluster.bootstrap(), "nosuch", 5_000_000, 0, 100, -1, Map.of());
+
+      int exit =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return ProduceBenchmark.run(
+                          settings, new PrintWriter(out, true), new PrintWriter(err, true));
+                    } catch (InterruptedException e) {
+                      throw new IllegalStateException(e);
+                    }
+                  })
+              .get(60, TimeUnit.SECONDS);
+
+      assertThat(exit).isEqualTo(1);
+      assertThat(err.toString())
+          .contains("produce failed after")
+          .contains(
+              "of 5000000 records were sent: unknown color 'nosuch'; the cluster has [global]");
+    }
+  }
 }

@@ -37,7 +37,19 @@ final class ClientMetadata {
     void fetch(Consumer<Metadata> onLoop);
   }
 
+  /**
+   * How long a color that a fresh topology did not have stays unknown without another fetch: a
+   * producer sending to a misspelled color fails each record at once instead of fetching the
+   * topology once per record (Kafka's metadata refresh backoff is its {@code retry.backoff.ms}, 100
+   * ms by default).
+   */
+  static final long UNKNOWN_COLOR_RECHECK_NS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /** The last color a fetched topology did not have, and when that was learned. */
+  private record Miss(String color, long atNs) {}
+
   private final ClientLoop loop;
+  private final NanoClock clock;
   private final Fetcher fetcher;
   private final Duration connectTimeout;
   private final Outbound outbound;
@@ -49,6 +61,7 @@ final class ClientMetadata {
   private volatile SubtreeShards subtreeShards;
 
   private boolean refreshing;
+  private volatile Miss lastMiss;
 
   /**
    * @param connectTimeout how long a blocking {@link #refreshAndWait()} waits (plus a second)
@@ -58,6 +71,7 @@ final class ClientMetadata {
   ClientMetadata(
       Metadata initial,
       ClientLoop loop,
+      NanoClock clock,
       Fetcher fetcher,
       Duration connectTimeout,
       Outbound outbound,
@@ -65,6 +79,7 @@ final class ClientMetadata {
     this.metadata = initial;
     this.subtreeShards = new SubtreeShards(initial.topology());
     this.loop = loop;
+    this.clock = clock;
     this.fetcher = fetcher;
     this.connectTimeout = connectTimeout;
     this.outbound = outbound;
@@ -79,14 +94,27 @@ final class ClientMetadata {
     return metadata.maxRecordBytes();
   }
 
-  /** Resolves a color name, refreshing the topology once (off the loop) if it is not known yet. */
+  /**
+   * Resolves a color name, refreshing the topology once (off the loop) if it is not known yet,
+   * unless a refresh within {@link #UNKNOWN_COLOR_RECHECK_NS} did not find it either.
+   */
   Color color(String name) {
     Optional<Color> color = topology().color(name);
-    if (color.isEmpty() && !loop.inLoop()) {
+    if (color.isEmpty() && !loop.inLoop() && !recentlyMissing(name)) {
       refreshAndWait();
       color = topology().color(name);
+      if (color.isEmpty()) {
+        lastMiss = new Miss(name, clock.nanoTime());
+      }
     }
     return color.orElseThrow(() -> unknownColor(name));
+  }
+
+  private boolean recentlyMissing(String name) {
+    Miss miss = lastMiss;
+    return miss != null
+        && miss.color.equals(name)
+        && clock.nanoTime() - miss.atNs < UNKNOWN_COLOR_RECHECK_NS;
   }
 
   UnknownColorException unknownColor(String name) {

@@ -48,7 +48,7 @@ final class ClientRoles {
     long deliveryTimeoutNs = config.deliveryTimeout().toNanos();
     this.metadata =
         new ClientMetadata(
-            initial, loop, fetcher, config.connectTimeout(), outbound, onTopologyApplied);
+            initial, loop, clock, fetcher, config.connectTimeout(), outbound, onTopologyApplied);
     this.appends =
         new Appends(metadata, outbound, loop, clock, tokens, requestTimeoutNs, deliveryTimeoutNs);
     this.batches =

@@ -65,6 +65,7 @@ final class ClientHarness {
         new ClientMetadata(
             new Metadata(topology, MAX_RECORD_BYTES),
             loop,
+            clock,
             fetches::add,
             java.time.Duration.ofSeconds(1),
             outbound,

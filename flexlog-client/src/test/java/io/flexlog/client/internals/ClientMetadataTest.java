@@ -116,4 +116,58 @@ class ClientMetadataTest {
     assertThat(client.metadata.shardsOf(0)).extracting(Shard::id).containsExactly(1, 2, 3, 5, 7, 9);
     assertThat(client.metadata.shardsOf(42)).as("unknown color").isEmpty();
   }
+
+  /** A loop the test's thread is not on, running each task at once, for the blocking path. */
+  private static final class OffLoop implements ClientLoop {
+    @Override
+    public void execute(Runnable task) {
+      task.run();
+    }
+
+    @Override
+    public void schedule(Runnable task, long delayNs) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean inLoop() {
+      return false;
+    }
+  }
+
+  @Test
+  void shouldFetchForAnUnknownColorAtMostOncePerRecheckIntervalOffTheLoop() {
+    ManualClock clock = new ManualClock();
+    Topology[] served = {ClientHarness.topology(5, false)};
+    int[] fetched = {0};
+    ClientMetadata metadata =
+        new ClientMetadata(
+            new io.flexlog.core.protocol.MetadataDescriptor.Metadata(
+                served[0], ClientHarness.MAX_RECORD_BYTES),
+            new OffLoop(),
+            clock,
+            onLoop -> {
+              fetched[0]++;
+              onLoop.accept(
+                  new io.flexlog.core.protocol.MetadataDescriptor.Metadata(
+                      served[0], ClientHarness.MAX_RECORD_BYTES));
+            },
+            java.time.Duration.ofSeconds(1),
+            new RecordingOutbound(),
+            topology -> {});
+
+    for (int i = 0; i < 1000; i++) { // a producer sending every record to a misspelled color
+      assertThatThrownBy(() -> metadata.color("events")).isInstanceOf(UnknownColorException.class);
+    }
+    assertThat(fetched[0]).isEqualTo(1);
+    assertThatThrownBy(() -> metadata.color("audit")).isInstanceOf(UnknownColorException.class);
+    assertThat(fetched[0]).as("another color is fetched for at once").isEqualTo(2);
+
+    served[0] = ClientHarness.topology(6, true); // the color is created
+    clock.advance(ClientMetadata.UNKNOWN_COLOR_RECHECK_NS - 1);
+    assertThatThrownBy(() -> metadata.color("audit")).isInstanceOf(UnknownColorException.class);
+    assertThat(fetched[0]).isEqualTo(2);
+    assertThat(metadata.color("events").id()).isEqualTo(ClientHarness.EVENTS.id());
+    assertThat(fetched[0]).as("'audit' was the last miss, not 'events'").isEqualTo(3);
+  }
 }
