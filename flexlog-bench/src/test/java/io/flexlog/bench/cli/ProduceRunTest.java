@@ -32,16 +32,7 @@ class ProduceRunTest {
             20_000,
             // the delivery timeout is the default's 120 s; sends block at most 1 s
             Map.of("max.block.ms", "1000", "buffer.memory", "1048576"));
-    CompletableFuture<Integer> run =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return ProduceBenchmark.run(
-                    settings, new PrintWriter(out, true), new PrintWriter(err, true));
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<Integer> run = runAsync(settings, out, err);
     Thread.sleep(1500);
     long stoppedNs = System.nanoTime();
     cluster.close();
@@ -59,17 +50,7 @@ class ProduceRunTest {
       ProduceSettings settings =
           new ProduceSettings(cluster.bootstrap(), "nosuch", 5_000_000, 0, 100, -1, Map.of());
 
-      int exit =
-          CompletableFuture.supplyAsync(
-                  () -> {
-                    try {
-                      return ProduceBenchmark.run(
-                          settings, new PrintWriter(out, true), new PrintWriter(err, true));
-                    } catch (InterruptedException e) {
-                      throw new IllegalStateException(e);
-                    }
-                  })
-              .get(60, TimeUnit.SECONDS);
+      int exit = runAsync(settings, out, err).get(60, TimeUnit.SECONDS);
 
       assertThat(exit).isEqualTo(1);
       assertThat(err.toString())
@@ -77,5 +58,18 @@ class ProduceRunTest {
           .contains(
               "of 5000000 records were sent: unknown color 'nosuch'; the cluster has [global]");
     }
+  }
+
+  private static CompletableFuture<Integer> runAsync(
+      ProduceSettings settings, StringWriter out, StringWriter err) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return ProduceBenchmark.run(
+                settings, new PrintWriter(out, true), new PrintWriter(err, true));
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 }
