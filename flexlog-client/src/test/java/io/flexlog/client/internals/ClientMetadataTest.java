@@ -7,6 +7,8 @@ import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
+import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -142,17 +144,14 @@ class ClientMetadataTest {
     int[] fetched = {0};
     ClientMetadata metadata =
         new ClientMetadata(
-            new io.flexlog.core.protocol.MetadataDescriptor.Metadata(
-                served[0], ClientHarness.MAX_RECORD_BYTES),
+            new Metadata(served[0], ClientHarness.MAX_RECORD_BYTES),
             new OffLoop(),
             clock,
             onLoop -> {
               fetched[0]++;
-              onLoop.accept(
-                  new io.flexlog.core.protocol.MetadataDescriptor.Metadata(
-                      served[0], ClientHarness.MAX_RECORD_BYTES));
+              onLoop.accept(new Metadata(served[0], ClientHarness.MAX_RECORD_BYTES));
             },
-            java.time.Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
             new RecordingOutbound(),
             topology -> {});
 

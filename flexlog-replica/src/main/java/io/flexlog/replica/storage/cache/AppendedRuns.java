@@ -56,10 +56,12 @@ final class AppendedRuns {
   void add(int block, long address, int offset) {
     int n = lengths[block];
     long[] blockAddresses = addresses[block];
-    if (blockAddresses == null || n == blockAddresses.length) {
-      int capacity = blockAddresses == null ? INITIAL_CAPACITY : n << 1;
-      addresses[block] = blockAddresses = grow(blockAddresses, capacity);
-      offsets[block] = n == 0 ? new int[capacity] : Arrays.copyOf(offsets[block], capacity);
+    if (blockAddresses == null) {
+      addresses[block] = blockAddresses = new long[INITIAL_CAPACITY];
+      offsets[block] = new int[INITIAL_CAPACITY];
+    } else if (n == blockAddresses.length) {
+      addresses[block] = blockAddresses = Arrays.copyOf(blockAddresses, n << 1);
+      offsets[block] = Arrays.copyOf(offsets[block], n << 1);
     }
     blockAddresses[n] = address;
     offsets[block][n] = offset;
@@ -69,10 +71,6 @@ final class AppendedRuns {
     if (size++ == 0) {
       floor = address;
     }
-  }
-
-  private static long[] grow(long[] array, int capacity) {
-    return array == null ? new long[capacity] : Arrays.copyOf(array, capacity);
   }
 
   /** Forgets the run of an emptied block (its arrays are kept for its next run). */
