@@ -62,14 +62,30 @@ final class AwaitedSns {
       tail--;
     }
     if (head == tail) {
-      head = 0;
-      tail = 0;
-      int peak = peakSize;
-      peakSize = 0;
-      if (values.length > SHRINK_ABOVE && peak <= values.length / 16) {
-        // give back what an earlier burst of lag grew; a lag that keeps its size keeps its array
-        values = new long[Math.max(16, Integer.highestOneBit(Math.max(1, peak)) << 3)];
-      }
+      emptied();
+    }
+  }
+
+  /** Removes every SN at or below {@code sn} (they were trimmed); returns how many. */
+  int removeThrough(long sn) {
+    int at = Arrays.binarySearch(values, head, tail, sn);
+    int end = at >= 0 ? at + 1 : -at - 1;
+    int removed = end - head;
+    head = end;
+    if (removed > 0 && head == tail) {
+      emptied();
+    }
+    return removed;
+  }
+
+  private void emptied() {
+    head = 0;
+    tail = 0;
+    int peak = peakSize;
+    peakSize = 0;
+    if (values.length > SHRINK_ABOVE && peak <= values.length / 16) {
+      // give back what an earlier burst of lag grew; a lag that keeps its size keeps its array
+      values = new long[Math.max(16, Integer.highestOneBit(Math.max(1, peak)) << 3)];
     }
   }
 

@@ -175,6 +175,19 @@ final class ColorLog {
   long fillSinceNs;
   boolean filling;
 
+  /**
+   * The color was trimmed through {@code trimPoint}: no record there will be read again, so none is
+   * awaited any longer (docs/architecture.md#trim). A replica that was told an SN whose record
+   * never reached it, and whose peers then trimmed that record, would otherwise wait for it for
+   * ever: its fill finds the record nowhere, and {@code committedThrough}, with its reads and
+   * subscriptions, stays below it.
+   *
+   * @return how many awaited SNs were dropped
+   */
+  int stopAwaitingThrough(long trimPoint) {
+    return awaiting.removeThrough(trimPoint);
+  }
+
   void recordArrived(long sn) {
     awaiting.remove(sn);
   }

@@ -122,12 +122,15 @@ final class ShardLogs {
 
   /**
    * Drops the index pages that hold only entries at or below the color's trim point: they are never
-   * served again, and the index keeps what the log retains (docs/architecture.md#index).
+   * served again, and the index keeps what the log retains (docs/architecture.md#index). SNs there
+   * whose record has not arrived are no longer awaited either (see {@link
+   * ColorLog#stopAwaitingThrough}).
    */
   void discardTrimmed(int colorId, long trimPoint) {
     for (ColorLog log : logList) {
       if (log.colorId == colorId) {
         log.index.discardThrough(trimPoint);
+        log.stopAwaitingThrough(trimPoint);
       }
     }
   }

@@ -78,6 +78,36 @@ class AwaitedSnsTest {
     }
   }
 
+  /** removeThrough (a trim) against a TreeSet, checked after every step of seeded sequences. */
+  @Test
+  void removesEverySnAtOrBelowATrimPoint() {
+    for (long seed = 1; seed <= 20; seed++) {
+      Random random = new Random(seed);
+      AwaitedSns set = new AwaitedSns();
+      TreeSet<Long> model = new TreeSet<>();
+      long top = 100;
+      for (int step = 0; step < 3_000; step++) {
+        if (random.nextInt(8) > 0) {
+          long sn = random.nextInt(3) == 0 ? 1 + random.nextInt((int) top) : ++top;
+          set.add(sn);
+          model.add(sn);
+        } else {
+          long through = random.nextInt((int) top + 5);
+          var below = model.headSet(through, true);
+          int expected = below.size();
+          below.clear();
+          assertEquals(expected, set.removeThrough(through), "seed " + seed + " step " + step);
+        }
+        assertEquals(model.size(), set.size(), "seed " + seed + " step " + step);
+        assertEquals(
+            model.isEmpty() ? 0L : model.first(), set.first(), "seed " + seed + " step " + step);
+      }
+      for (long sn : model) {
+        assertTrue(set.contains(sn), "seed " + seed + " missing " + sn);
+      }
+    }
+  }
+
   @Test
   void givesBackTheMemoryOfABurstOfLagOnceASmallLagEmptiesIt() {
     AwaitedSns set = new AwaitedSns();

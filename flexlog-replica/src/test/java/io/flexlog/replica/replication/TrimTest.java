@@ -384,6 +384,70 @@ class TrimTest {
     assertFirstRecord(nextFrame(), SN_3);
   }
 
+  /**
+   * Told SN_2 for a token whose record never came (its client gave up on this replica), the
+   * replica's committed bound stops below it, and a fill asks the peers for it. Once the color is
+   * trimmed through SN_2 no peer has the record any more: the replica must stop waiting for it, or
+   * its reads and subscriptions stay below SN_2 for ever (found by the group simulation).
+   */
+  @Test
+  void shouldStopAwaitingATrimmedSnWhoseRecordNeverArrived() {
+    watermark(Sn.of(1, 0));
+    appendAndOrder(1, SN_1);
+    orderOnly(2, SN_2);
+    appendAndOrder(3, SN_3);
+    watermark(SN_3);
+    drainClient();
+    assertThat(engine.committedThrough(SHARD, GLOBAL)).isEqualTo(SN_1);
+
+    trim(GLOBAL, SN_2).release();
+
+    assertThat(engine.committedThrough(SHARD, GLOBAL)).isEqualTo(SN_3);
+    assertFirstRecord(subscribe(SN_3, SubscribeDescriptor.REFUSE_TRIMMED), SN_3);
+  }
+
+  @Test
+  void shouldKeepAwaitingAnSnAboveTheTrimPoint() {
+    watermark(Sn.of(1, 0));
+    appendAndOrder(1, SN_1);
+    orderOnly(2, SN_2);
+    appendAndOrder(3, SN_3);
+    watermark(SN_3);
+    drainClient();
+
+    trim(GLOBAL, SN_1).release();
+
+    assertThat(engine.committedThrough(SHARD, GLOBAL)).isEqualTo(SN_1);
+  }
+
+  private void appendAndOrder(int sequence, long sn) {
+    byte[] bytes = ("record-" + sequence).getBytes(StandardCharsets.UTF_8);
+    ByteBuf header =
+        AppendDescriptor.encodeHeader(
+            ByteBufAllocator.DEFAULT, sequence, 7, sequence, GLOBAL, SHARD, bytes.length);
+    ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
+    try {
+      engine.onAppend(EmbeddedConnections.of(client), frame);
+    } finally {
+      frame.release();
+    }
+    loop.runPendingTasks();
+    orderOnly(sequence, sn);
+  }
+
+  /** The ORDER_RESPONSE for token (7, sequence) at {@code sn}, whether or not its record came. */
+  private void orderOnly(int sequence, long sn) {
+    ByteBuf response =
+        OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
+    OrderResponseDescriptor.writeEntry(response, 7, sequence, sn);
+    try {
+      engine.onOrderResponse(0, response);
+    } finally {
+      response.release();
+    }
+    loop.runPendingTasks();
+  }
+
   private static void assertFirstRecord(ByteBuf records, long sn) {
     try {
       assertThat(FrameDescriptor.type(records)).isEqualTo(MessageType.SUBSCRIBE_RECORDS);
