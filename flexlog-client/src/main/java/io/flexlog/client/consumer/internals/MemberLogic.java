@@ -185,6 +185,13 @@ public final class MemberLogic {
       previousValidCheckpointSn = lastValidCheckpointSn;
       lastValidCheckpointSn = sn;
       trimAfterOwnCheckpoint();
+    } else if (record instanceof GroupRecord.Checkpoint c
+        && c.basedOnSn() > basedOn
+        && outcome == GroupState.Outcome.APPLIED) {
+      // Resumed from a checkpoint past records trimmed away: this member's own JOIN, and whatever
+      // removed it since, may be among them. Counted as seen, so that duties() joins again if the
+      // checkpoint does not list it; a JOIN still to come makes the second one a heartbeat.
+      joinSeen |= joinSent;
     }
     return outcome;
   }

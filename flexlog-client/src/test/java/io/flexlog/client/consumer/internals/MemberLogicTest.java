@@ -85,6 +85,46 @@ class MemberLogicTest {
    * its next commits, later in its sequence, moved the positions back. It now reads nothing until
    * the log has removed it and given it shards anew.
    */
+  /**
+   * Found by the group simulation: a member that fell behind the group log resumed from a
+   * checkpoint written after the log had applied its JOIN and then expelled it. Having never
+   * applied its own JOIN, it waited for it for ever and never joined again.
+   */
+  @Test
+  void shouldJoinAgainWhenItResumesFromACheckpointThatNoLongerListsIt() {
+    a.join(List.of("orders"), 0);
+    a.duties(0);
+    GroupRecord join = written.get(written.size() - 1);
+    assertThat(join).isEqualTo(new GroupRecord.Join("a", 10_000, List.of("orders")));
+    b.apply(1, join, 0);
+    b.apply(2, new GroupRecord.Expel("a", 1), 0);
+    assertThat(b.state().member("a")).as("expelled").isNull();
+    GroupRecord.Checkpoint checkpoint = new GroupRecord.Checkpoint(2, b.state().snapshot());
+
+    a.apply(3, checkpoint, 0); // a read nothing before: SNs 1 and 2 were trimmed away
+    written.clear();
+    a.duties(0);
+    a.duties(0);
+
+    assertThat(written).contains(join);
+  }
+
+  @Test
+  void shouldNotJoinTwiceWhenItResumesFromACheckpointThatListsIt() {
+    a.join(List.of("orders"), 0);
+    a.duties(0);
+    GroupRecord join = written.get(written.size() - 1);
+    b.apply(1, join, 0);
+    GroupRecord.Checkpoint checkpoint = new GroupRecord.Checkpoint(1, b.state().snapshot());
+
+    a.apply(2, checkpoint, 0);
+    written.clear();
+    a.duties(0);
+    a.duties(0);
+
+    assertThat(written).doesNotContain(join);
+  }
+
   @Test
   void shouldReadNothingAfterLeavingUntilTheLogHasRemovedItAndAssignedItAgain() {
     applyToBoth(new GroupRecord.Join("a", 10_000, List.of("orders")));
