@@ -240,6 +240,20 @@ final class Appends {
     }
   }
 
+  /**
+   * The connection to {@code nodeId} failed or closed: every append still waiting for that replica
+   * is sent again at {@code resendAtNs} (the reconnect backoff) rather than a request timeout after
+   * its write.
+   */
+  void onConnectionLost(int nodeId, long resendAtNs) {
+    for (PendingAppend append : pending.values()) {
+      int replica = append.shard == null ? -1 : append.shard.replicaNodeIds().indexOf(nodeId);
+      if (replica >= 0 && (append.ackedMask & (1 << replica)) == 0) {
+        append.resendBy(resendAtNs);
+      }
+    }
+  }
+
   /** Re-sends attempts past their request timeout; fails appends past their delivery deadline. */
   void onTick(long nowNs) {
     List<PendingAppend> expired = InFlight.resendOrExpire(pending.values(), nowNs, resend);

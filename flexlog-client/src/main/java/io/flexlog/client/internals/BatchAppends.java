@@ -293,6 +293,20 @@ final class BatchAppends {
     }
   }
 
+  /**
+   * The connection to {@code nodeId} failed or closed: no acknowledgement will come on it, so every
+   * batch still waiting for that replica is sent again at {@code resendAtNs} (the reconnect
+   * backoff) rather than a request timeout after its write.
+   */
+  void onConnectionLost(int nodeId, long resendAtNs) {
+    for (PendingBatch batch : pending.values()) {
+      int replica = batch.shard.replicaNodeIds().indexOf(nodeId);
+      if (replica >= 0 && batch.waitsFor(1 << replica)) {
+        batch.resendBy(resendAtNs);
+      }
+    }
+  }
+
   /** Fails every record in flight (the client closes). */
   void failAll(FlexLogException error) {
     new ArrayList<>(pending.values()).forEach(batch -> failRemaining(batch, error));

@@ -27,6 +27,7 @@ final class ClientRoles {
   final InboundDispatcher inbound;
   private final Outbound outbound;
   private final NanoClock clock;
+  private final ReconnectBackoff reconnects;
 
   /**
    * @param session the random session id of this client's append tokens
@@ -77,6 +78,7 @@ final class ClientRoles {
             requestTimeoutNs,
             config.subscribeLivenessTimeout().toNanos(),
             new Random(session));
+    this.reconnects = new ReconnectBackoff(requestTimeoutNs, new Random(~session));
     this.inbound =
         new InboundDispatcher(appends, batches, groups, reads, trims, subscriptions, tails);
   }
@@ -100,10 +102,17 @@ final class ClientRoles {
     outbound.flush();
   }
 
-  /** A connection to {@code nodeId} failed or closed. */
+  /**
+   * A connection to {@code nodeId} failed or closed: reads and subscriptions turn to another
+   * replica at once, appends waiting for that replica are sent to it again after the reconnect
+   * backoff.
+   */
   void onConnectionLost(int nodeId) {
     subscriptions.onConnectionLost(nodeId);
     reads.onConnectionLost(nodeId);
+    long resendAtNs = reconnects.onLost(nodeId, clock.nanoTime());
+    appends.onConnectionLost(nodeId, resendAtNs);
+    batches.onConnectionLost(nodeId, resendAtNs);
   }
 
   /** Fails everything in flight with {@code error}. */

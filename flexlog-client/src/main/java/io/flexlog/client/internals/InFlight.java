@@ -56,6 +56,16 @@ abstract class InFlight implements WriteListener {
   }
 
   /**
+   * Brings the next attempt forward to {@code atNs} if that is sooner: a connection this request
+   * waits on was lost, so no answer will come on it (docs/architecture.md#append, "Failures").
+   */
+  final void resendBy(long atNs) {
+    if (atNs - attemptDeadlineNs < 0) {
+      attemptDeadlineNs = atNs;
+    }
+  }
+
+  /**
    * Applies the retry rule at {@code nowNs}: sends again each request whose frames were all written
    * (or dropped) and whose attempt deadline passed, and returns those past their delivery deadline
    * (null when none), for the caller to fail once the scan is over, since failing one removes it

@@ -49,6 +49,16 @@ final class PendingBatch extends InFlight {
     return (1 << shard.replicaNodeIds().size()) - 1;
   }
 
+  /** Whether a record of this batch still waits for the replica of {@code replicaBit}. */
+  boolean waitsFor(int replicaBit) {
+    for (int i = 0; i < payloads.length; i++) {
+      if (!done[i] && (ackedMasks[i] & replicaBit) == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The index of a token sequence in this batch, or -1. */
   int indexOf(long sequence) {
     long index = sequence - firstSequence;

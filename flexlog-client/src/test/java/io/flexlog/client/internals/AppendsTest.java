@@ -132,6 +132,29 @@ class AppendsTest {
   }
 
   @Test
+  void shouldResendToAReplicaWhoseConnectionWasLostAtTheReconnectTimeNotTheRequestTimeout() {
+    CompletableFuture<Long> future = append("events", "a");
+    List<Sent> sent = client.outbound.take();
+    ack(sent.get(0), 3);
+    long soon = REQUEST_TIMEOUT_NS / 10;
+
+    client.appends.onConnectionLost(1, client.clock.nanoTime() + soon);
+    client.advance(soon + 1);
+    assertThat(client.outbound.take()).as("replica 1 acked: nothing to send it").isEmpty();
+
+    client.appends.onConnectionLost(2, client.clock.nanoTime() + soon);
+    client.advance(soon);
+    assertThat(client.outbound.take()).isEmpty(); // exactly the reconnect time: not yet
+    client.advance(1);
+
+    List<Sent> resent = client.outbound.take();
+    assertThat(resent).extracting(Sent::node).containsExactly(2);
+    assertThat(resent.get(0).requestId()).isEqualTo(sent.get(1).requestId()); // the same token
+    ack(resent.get(0), 3);
+    assertThat(future).isCompletedWithValue(3L);
+  }
+
+  @Test
   void shouldWaitForAnUnwrittenAttemptBeforeSendingItAgain() {
     client.outbound.holdWrites = true;
     CompletableFuture<Long> future = append("events", "a");

@@ -194,6 +194,53 @@ class BatchAppendsTest {
   }
 
   @Test
+  void shouldResendAtTheReconnectTimeOnlyWhatWaitsForTheLostReplica() {
+    List<Sent> sent = appendThree();
+    long first = sent.get(0).requestId();
+    ack(sent.get(0), 1, 0, 1, 2);
+    ack(sent.get(1), 2, 0);
+    long soon = REQUEST_TIMEOUT_NS / 10;
+
+    client.batches.onConnectionLost(1, client.clock.nanoTime() + soon);
+    client.advance(soon + 1);
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH)).as("replica 1 acked all").isEmpty();
+
+    client.batches.onConnectionLost(2, client.clock.nanoTime() + soon);
+    client.advance(soon + 1);
+
+    List<Sent> resent = client.outbound.take(MessageType.APPEND_BATCH);
+    assertThat(resent).extracting(Sent::node).containsExactly(2);
+    assertThat(resent.get(0).requestId()).isEqualTo(first);
+    assertThat(sequences(resent.get(0))).containsExactly(first + 1, first + 2);
+  }
+
+  @Test
+  void shouldWaitForTheFramesALostConnectionDropsAndNeverResendLaterThanTheRequestTimeout() {
+    client.outbound.holdWrites = true;
+    appendThree();
+    long soon = REQUEST_TIMEOUT_NS / 10;
+
+    client.batches.onConnectionLost(2, client.clock.nanoTime() + soon);
+    client.advance(soon + 1);
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH))
+        .as("frames not dropped yet")
+        .isEmpty();
+    assertThat(client.outbound.completeWrites(false)).isEqualTo(2);
+    client.advance(1);
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH))
+        .extracting(Sent::node)
+        .containsExactly(1, 2);
+    client.outbound.completeWrites(true);
+
+    client.batches.onConnectionLost(2, client.clock.nanoTime() + 10 * REQUEST_TIMEOUT_NS);
+    client.advance(REQUEST_TIMEOUT_NS + 1);
+    assertThat(client.outbound.take(MessageType.APPEND_BATCH))
+        .extracting(Sent::node)
+        .containsExactly(1, 2);
+    client.outbound.completeWrites(true);
+  }
+
+  @Test
   void shouldStillFailAnAttemptThatNeverLeavesAtTheDeliveryDeadline() {
     client.outbound.holdWrites = true;
     appendThree();
