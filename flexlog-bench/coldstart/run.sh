@@ -7,11 +7,13 @@
 #   flexlog-bench/coldstart/run.sh FLEXLOG_BOOTSTRAP FLEXLOG_COLOR [KAFKA_BOOTSTRAP KAFKA_TOPIC]
 # Needs flexlog-client built (mvn -o -pl flexlog-client -am package -DskipTests) and, for Kafka,
 # org.apache.kafka:kafka-clients:4.3.1 with its runtime dependencies in ~/.m2. Each JVM runs with
-# the same flags (-Xshare:auto, default GC) and only its client's closure on the class path.
+# the same flags (-Xshare:auto, default GC, plus COLD_JAVA_OPTS if set, e.g. -XX:TieredStopAtLevel=1)
+# and only its client's closure on the class path.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 home=$(cd "$here/../.." && pwd)
 runs=${RUNS:-10}
+read -ra java_opts <<<"${COLD_JAVA_OPTS:-}"  # the same extra JVM flags for every JVM measured
 work=${TMPDIR:-/tmp}/flexlog-coldstart
 mkdir -p "$work/flexlog" "$work/kafka"
 
@@ -36,6 +38,7 @@ closure() { # name, class path
 }
 closure flexlog-client "$flexlog_cp"
 closure kafka-clients "$kafka_cp"
+echo "JVM flags of every run: ${COLD_JAVA_OPTS:-(defaults)}"
 
 javac -d "$work/flexlog" -cp "$flexlog_cp" "$here/FlexLogFirstSend.java"
 measure() { # label, class path, main class, bootstrap, color/topic
@@ -43,7 +46,7 @@ measure() { # label, class path, main class, bootstrap, color/topic
   local all=()
   for ((i = 1; i <= runs; i++)); do
     start=$(date +%s%3N)
-    out=$(java -cp "$2" "$3" "$4" "$5" 2>/dev/null | tail -n1)
+    out=$(java ${java_opts[@]+"${java_opts[@]}"} -cp "$2" "$3" "$4" "$5" 2>/dev/null | tail -n1)
     acked=${out%% *}
     all+=($((acked - start)))
   done

@@ -15,7 +15,9 @@
 # Knobs (environment): PORT (7470), PM_BYTES (4GiB), DATA (a temp dir), B_RECORDS (1500000),
 #   B_WARMUP (150000), C_RECORDS (10000), RECORD_SIZE (1024), WARMUP_RECORDS (300000),
 #   QUIET_MAX (0.15), STEAL_MAX (0.1), QUIET_WAIT (300), PHASE_TRIES (2), DURABILITY (process),
-#   KEEP_DATA (0: the dev cluster's data directory is deleted at the end).
+#   KEEP_DATA (0: the dev cluster's data directory is deleted at the end), TOOL_JAVA_OPTS (empty: JVM
+#   flags for the tool JVMs only, not the dev cluster, e.g. -XX:TieredStopAtLevel=1; the Kafka side
+#   takes the same through JAVA=flexlog-bench/harness/kafka-tool-java, see the README).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -31,6 +33,9 @@ WARMUP_RECORDS=${WARMUP_RECORDS:-300000}
 WARMUP_LAT_SECS=10; WARMUP_LAT_ROUNDS=8; JIT_SETTLE_MAX=60
 QUIET_MAX=${QUIET_MAX:-0.15}; STEAL_MAX=${STEAL_MAX:-0.1}; QUIET_WAIT=${QUIET_WAIT:-300}; PHASE_TRIES=${PHASE_TRIES:-2}
 FLEXLOG=("$ROOT/bin/flexlog")
+TOOL=("${FLEXLOG[@]}")  # the tool JVMs (bench produce, bench consume)
+TOOL_JAVA_OPTS=${TOOL_JAVA_OPTS:-}
+[[ -z $TOOL_JAVA_OPTS ]] || TOOL=(env "FLEXLOG_JAVA_OPTS=-Xms256m -Xmx1g $TOOL_JAVA_OPTS" "${FLEXLOG[@]}")
 export FLEXLOG_NO_REBUILD=1
 
 HZ=$(getconf CLK_TCK)
@@ -84,7 +89,7 @@ stop_dev() {  # and delete its logs (3 x PM_BYTES) unless KEEP_DATA=1
 trap stop_dev EXIT
 
 produce() {  # produce COLOR RECORDS WARMUP THROUGHPUT PROPS... > output
-  "${FLEXLOG[@]}" bench produce --bootstrap "$BOOT" --color "$1" --num-records "$2" --warmup-records "$3" \
+  "${TOOL[@]}" bench produce --bootstrap "$BOOT" --color "$1" --num-records "$2" --warmup-records "$3" \
     --record-size "$RECORD_SIZE" --throughput "$4" --producer-props "${@:5}"; }
 jit_cores_over() {  # jit_cores_over SECONDS: the cluster's JIT cores over a sleep
   local j0; j0=$(jit_ticks); sleep "$1"; awk -v t=$(($(jit_ticks) - j0)) -v hz="$HZ" -v w="$1" 'BEGIN{printf "%.2f", t / hz / w}'; }
@@ -102,10 +107,10 @@ phase_warmup() {  # the harness's warm-up: every path the phases use, until the 
     (( ($(jit_ticks) - j0) * 100 < 5 * HZ * WARMUP_LAT_SECS )) && break
   done
   log "  low-rate rounds: cluster JIT cores per round: $jc"
-  "${FLEXLOG[@]}" bench consume --mode catchup --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
+  "${TOOL[@]}" bench consume --mode catchup --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
     --existing-color warmup --records "$WARM_N" \
     --record-bytes "$RECORD_SIZE" >>"$RES/0-warmup.out" 2>&1 || log "  warm-up catch-up failed (see 0-warmup.out)"
-  "${FLEXLOG[@]}" bench consume --mode roundtrip --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
+  "${TOOL[@]}" bench consume --mode roundtrip --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
     --existing-color warmup --round-trips 2000 --record-bytes "$RECORD_SIZE" >>"$RES/0-warmup.out" 2>&1
   WARM_N=$((WARM_N + 2000))
   local i c
@@ -124,13 +129,13 @@ phase_b() {
   grep 'records sent' "$RES/b-throughput.out" | tail -1 >&2; }
 phase_c() {
   log "(c) $C_RECORDS sequential round trips of ${RECORD_SIZE} B (fresh JVM, no client warm-up)"
-  "${FLEXLOG[@]}" bench consume --mode roundtrip --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
+  "${TOOL[@]}" bench consume --mode roundtrip --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
     --existing-color ref-e2e --round-trips "$C_RECORDS" --record-bytes "$RECORD_SIZE" >"$RES/c-e2e.out" 2>&1 || die "(c) failed"
   grep -E '^(round trips|parts)' "$RES/c-e2e.out" >&2 || tail -3 "$RES/c-e2e.out" >&2; }
 phase_d() {
   local n; n=$((A_N * PHASE_A_RUNS + B_RECORDS * PHASE_B_RUNS))
   log "(d) catch-up read of color ref from SN 0 ($n records)"
-  "${FLEXLOG[@]}" bench consume --mode catchup --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
+  "${TOOL[@]}" bench consume --mode catchup --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
     --existing-color ref --records "$n" --record-bytes "$RECORD_SIZE" >"$RES/d-consume.out" 2>&1 || die "(d) failed"
   grep '^catch-up' "$RES/d-consume.out" >&2; }
 
@@ -147,7 +152,7 @@ DEV_PID=$(pgrep -f "FlexLogCli dev --port $PORT" | head -1)
 for c in ref ref-e2e warmup; do
   "${FLEXLOG[@]}" colors add --admin "127.0.0.1:$ADMIN" --name "$c" --parent global >/dev/null
 done
-log "dev cluster pid $DEV_PID (llpl engine if available, durability $DURABILITY, pm-bytes $PM_BYTES per replica)"
+log "dev cluster pid $DEV_PID (llpl engine if available, durability $DURABILITY, pm-bytes $PM_BYTES per replica); tool JVMs: ${TOOL_JAVA_OPTS:-default JIT flags}"
 : >"$RES/load.txt"
 WARM_N=0
 run_phase warmup phase_warmup
@@ -159,6 +164,7 @@ run_phase b count_b
 run_phase c phase_c
 run_phase d phase_d
 {
+  echo "tool JVM flags: -Xms256m -Xmx1g ${TOOL_JAVA_OPTS:-(JIT defaults)}"
   echo "phase  wall_s  all_cores  own_cores  other_cores  cluster_jit_cores  steal_cores"
   column -t "$RES/load.txt"
   echo "(a) $(grep 'records sent' "$RES/a-latency.out" | tail -1)"
