@@ -106,26 +106,7 @@ class TrimTest {
     watermark(Sn.of(1, 0)); // the link is up before the first SN: nothing was missed
     long[] sns = {SN_1, SN_2, SN_3};
     for (int i = 0; i < sns.length; i++) {
-      byte[] bytes = ("record-" + (i + 1)).getBytes(StandardCharsets.UTF_8);
-      ByteBuf header =
-          AppendDescriptor.encodeHeader(
-              ByteBufAllocator.DEFAULT, i + 1, 7, i + 1, GLOBAL, SHARD, bytes.length);
-      ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
-      try {
-        engine.onAppend(EmbeddedConnections.of(client), frame);
-      } finally {
-        frame.release();
-      }
-      loop.runPendingTasks();
-      ByteBuf response =
-          OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
-      OrderResponseDescriptor.writeEntry(response, 7, i + 1, sns[i]);
-      try {
-        engine.onOrderResponse(0, response);
-      } finally {
-        response.release();
-      }
-      loop.runPendingTasks();
+      appendAndOrder(i + 1, sns[i]);
     }
     watermark(SN_3);
     for (int i = 0; i < sns.length; i++) {
