@@ -252,6 +252,8 @@ final class SimGroupMember implements MemberLogic.Log {
   @Override
   public void trimBefore(long sn) {
     group.referee.trimmed(sn);
+    world.history.onTrimAsked(
+        world.topology.color(SimGroup.GROUP_COLOR).orElseThrow().id(), sn - 1);
     client
         .trim(SimGroup.GROUP_COLOR, sn - 1)
         .whenComplete(

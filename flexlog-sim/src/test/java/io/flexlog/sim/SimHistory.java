@@ -51,10 +51,18 @@ final class SimHistory {
   /** Per replica node, every SN it acknowledged an append at, and the payload. */
   final Map<Integer, Map<ColorSn, String>> ackedByReplica = new HashMap<>();
 
+  /** Per color id, the largest SN a client asked to trim through: reads there may be TRIMMED. */
+  final Map<Integer, Long> trimAsked = new HashMap<>();
+
   long issued;
 
   SimHistory(SimWorld world) {
     this.world = world;
+  }
+
+  /** A client asked to trim color {@code colorId} through {@code throughSn}. */
+  void onTrimAsked(int colorId, long throughSn) {
+    trimAsked.merge(colorId, throughSn, Math::max);
   }
 
   /** Appends going to replicas carry the token's payload; acks coming back bind it to an SN. */
