@@ -249,24 +249,8 @@ class TrimTest {
   private void appendCommitted(int n) {
     watermark(Sn.of(1, 0));
     for (int i = 1; i <= n; i++) {
-      byte[] bytes = ("record-" + i).getBytes(StandardCharsets.UTF_8);
-      ByteBuf header =
-          AppendDescriptor.encodeHeader(
-              ByteBufAllocator.DEFAULT, i, 7, i, GLOBAL, SHARD, bytes.length);
-      ByteBuf frame = Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(bytes));
-      try {
-        engine.onAppend(EmbeddedConnections.of(client), frame);
-      } finally {
-        frame.release();
-      }
-      ByteBuf response =
-          OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
-      OrderResponseDescriptor.writeEntry(response, 7, i, Sn.of(1, i));
-      try {
-        engine.onOrderResponse(0, response);
-      } finally {
-        response.release();
-      }
+      deliverAppend(i);
+      deliverOrder(i, Sn.of(1, i));
       if (i % 256 == 0 || i == n) {
         loop.runPendingTasks();
         drainClient();
@@ -402,6 +386,19 @@ class TrimTest {
   }
 
   private void appendAndOrder(int sequence, long sn) {
+    deliverAppend(sequence);
+    loop.runPendingTasks();
+    orderOnly(sequence, sn);
+  }
+
+  /** The ORDER_RESPONSE for token (7, sequence) at {@code sn}, whether or not its record came. */
+  private void orderOnly(int sequence, long sn) {
+    deliverOrder(sequence, sn);
+    loop.runPendingTasks();
+  }
+
+  /** APPEND of "record-sequence" under token (7, sequence); the loop does not run. */
+  private void deliverAppend(int sequence) {
     byte[] bytes = ("record-" + sequence).getBytes(StandardCharsets.UTF_8);
     ByteBuf header =
         AppendDescriptor.encodeHeader(
@@ -412,12 +409,10 @@ class TrimTest {
     } finally {
       frame.release();
     }
-    loop.runPendingTasks();
-    orderOnly(sequence, sn);
   }
 
-  /** The ORDER_RESPONSE for token (7, sequence) at {@code sn}, whether or not its record came. */
-  private void orderOnly(int sequence, long sn) {
+  /** ORDER_RESPONSE for token (7, sequence) at {@code sn}; the loop does not run. */
+  private void deliverOrder(int sequence, long sn) {
     ByteBuf response =
         OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
     OrderResponseDescriptor.writeEntry(response, 7, sequence, sn);
@@ -426,7 +421,6 @@ class TrimTest {
     } finally {
       response.release();
     }
-    loop.runPendingTasks();
   }
 
   private static void assertFirstRecord(ByteBuf records, long sn) {
