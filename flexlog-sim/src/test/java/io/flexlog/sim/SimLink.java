@@ -206,6 +206,8 @@ final class SimLink {
           + SyncEntriesDescriptor.flags(frame)
           + " covered "
           + Sn.describe(SyncEntriesDescriptor.coveredSn(frame))
+          + " trimmed "
+          + Sn.describe(SyncEntriesDescriptor.trimPoint(frame))
           + " x"
           + SyncEntriesDescriptor.count(frame)
           + (SimTrace.DETAILED ? entries(frame) : "");

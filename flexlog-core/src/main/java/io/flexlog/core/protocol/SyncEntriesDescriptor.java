@@ -10,7 +10,10 @@ import io.netty.buffer.ByteBufAllocator;
  * store a record it never received. {@code covered} is where the answer stops (a batch is bounded
  * in bytes; the asker fetches on from there). Flags: {@link #SETTLED} when the peer could answer
  * for the whole range (otherwise the answer holds no entries and the asker asks again later),
- * {@link #MORE} when records above {@code covered} remain. The request id travels in the header.
+ * {@link #MORE} when records above {@code covered} remain. {@code trim point} is the peer's trim
+ * point of the color: it holds no record at or below it, so an asker that awaits such an SN learns
+ * that the record is gone (docs/architecture.md#sync-phase, "Fill"). The request id travels in the
+ * header.
  *
  * <pre>
  *  +---------------------------------------------------------------+
@@ -23,6 +26,8 @@ import io.netty.buffer.ByteBufAllocator;
  *  |                          flags (4)                            |
  *  +---------------------------------------------------------------+
  *  |                       covered sn (8)                          |
+ *  +---------------------------------------------------------------+
+ *  |                       trim point (8)                          |
  *  +---------------------------------------------------------------+
  *  |                       record count n (4)                      |
  *  +---------------------------------------------------------------+
@@ -44,8 +49,9 @@ public final class SyncEntriesDescriptor {
   public static final int REPLICA_OFFSET = 8;
   public static final int FLAGS_OFFSET = 12;
   public static final int COVERED_OFFSET = 16;
-  public static final int COUNT_OFFSET = 24;
-  public static final int ENTRIES_OFFSET = 28;
+  public static final int TRIM_POINT_OFFSET = 24;
+  public static final int COUNT_OFFSET = 32;
+  public static final int ENTRIES_OFFSET = 36;
   public static final int ENTRY_LENGTH = 28;
 
   private SyncEntriesDescriptor() {}
@@ -62,6 +68,7 @@ public final class SyncEntriesDescriptor {
       int replicaNodeId,
       int flags,
       long coveredSn,
+      long trimPoint,
       int count,
       int payloadBytes) {
     int table = ENTRIES_OFFSET + count * ENTRY_LENGTH;
@@ -72,6 +79,7 @@ public final class SyncEntriesDescriptor {
     buf.writeInt(replicaNodeId);
     buf.writeInt(flags);
     buf.writeLong(coveredSn);
+    buf.writeLong(trimPoint);
     buf.writeInt(count);
     return buf;
   }
@@ -106,6 +114,10 @@ public final class SyncEntriesDescriptor {
 
   public static long coveredSn(ByteBuf frame) {
     return frame.getLong(FrameDescriptor.body(frame) + COVERED_OFFSET);
+  }
+
+  public static long trimPoint(ByteBuf frame) {
+    return frame.getLong(FrameDescriptor.body(frame) + TRIM_POINT_OFFSET);
   }
 
   public static int count(ByteBuf frame) {

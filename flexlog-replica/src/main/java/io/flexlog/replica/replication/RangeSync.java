@@ -25,6 +25,9 @@ import org.agrona.collections.Long2ObjectHashMap;
  * full, and it is settled itself. Answers and closures happen at the end of a turn, after the
  * turn's commits are durable and indexed.
  *
+ * <p>A fill ({@link #fillIfStuck}) whose SN a peer has trimmed ends with this replica taking the
+ * peer's trim point: the record is gone from every replica that had it.
+ *
  * <p>A peer that is down or unsettled holds the range open; requests are sent again every {@link
  * #RETRY_MS}. A lost sequencer link voids the fetches of its shards (the next watermark opens a new
  * range and a new fetch covers every open range).
@@ -70,6 +73,12 @@ final class RangeSync {
      * records of {@code bytes} payload bytes from the peers.
      */
     void closed(ColorLog log, long from, long through, long records, long bytes);
+
+    /**
+     * A peer answered the fill of {@code awaitedSn} with its trim point of the color, at or beyond
+     * it: the record is gone for good (see {@link Trims#adoptPeerTrim}).
+     */
+    void trimmedByPeer(ColorLog log, long peerTrimPoint, int peerNodeId, long awaitedSn);
 
     /** Asks for an end of turn, where {@link #afterCommits} and the checks run. */
     void requestTurn();
@@ -285,6 +294,13 @@ final class RangeSync {
       return;
     }
     byRequest.remove(requestId);
+    if (fetch.fill && SyncEntriesDescriptor.trimPoint(frame) >= fetch.through) {
+      // The peer committed the record and trimmed it since: it is gone, and awaiting it would stop
+      // this log for ever. The fill ends at the turn's end, once the SN is no longer awaited.
+      host.trimmedByPeer(
+          fetch.log, SyncEntriesDescriptor.trimPoint(frame), fetch.peerIds[peer], fetch.through);
+      return;
+    }
     int flags = SyncEntriesDescriptor.flags(frame);
     boolean settled = (flags & SyncEntriesDescriptor.SETTLED) != 0;
     int count = SyncEntriesDescriptor.count(frame);

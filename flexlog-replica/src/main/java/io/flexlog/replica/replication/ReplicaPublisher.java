@@ -236,6 +236,7 @@ final class ReplicaPublisher {
             nodeId,
             flags,
             coveredSn,
+            storage.trimPoint(log.colorId),
             to - from,
             payloadBytes);
     for (int i = from; i < to; i++) {

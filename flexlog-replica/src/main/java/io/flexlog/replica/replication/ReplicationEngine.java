@@ -104,6 +104,7 @@ public final class ReplicationEngine {
               subscriptions.onAdvanced(log);
               syncPoints.soon();
             },
+            trims,
             registry);
     this.turn =
         new TurnConductor(runtime, storage, shards, appends, reads, subscriptions, sync, publisher);

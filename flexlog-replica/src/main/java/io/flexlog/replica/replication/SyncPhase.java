@@ -36,6 +36,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   private final TokenSync tokenSync;
   private final RangeSync rangeSync;
   private final Consumer<ColorLog> closedListener;
+  private final Trims trims;
 
   /**
    * Per shard, the tokens it held without an SN when its sequencer link last came up: until each
@@ -55,8 +56,10 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
       ReplicaPublisher publisher,
       Runnable requestTurn,
       Consumer<ColorLog> onClosed,
+      Trims trims,
       MeterRegistry registry) {
     this.shards = shards;
+    this.trims = trims;
     this.appends = appends;
     this.publisher = publisher;
     this.requestTurn = requestTurn;
@@ -364,6 +367,13 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
         bytes);
     closedListener.accept(log);
     requestTurn.run();
+  }
+
+  @Override
+  public void trimmedByPeer(ColorLog log, long peerTrimPoint, int peerNodeId, long awaitedSn) {
+    if (trims.adoptPeerTrim(log.colorId, peerTrimPoint, peerNodeId, awaitedSn)) {
+      requestTurn.run();
+    }
   }
 
   @Override

@@ -28,6 +28,7 @@ final class Trims {
   private final LogStorage storage;
   private final ReplicaPublisher publisher;
   private final Counter trims;
+  private final Counter adopted;
 
   Trims(ShardLogs shards, LogStorage storage, ReplicaPublisher publisher, MeterRegistry registry) {
     this.shards = shards;
@@ -37,6 +38,11 @@ final class Trims {
         Counter.builder("flexlog.replica.trims")
             .tag("node", Integer.toString(shards.nodeId()))
             .description("TRIM requests applied")
+            .register(registry);
+    this.adopted =
+        Counter.builder("flexlog.replica.trims.adopted")
+            .tag("node", Integer.toString(shards.nodeId()))
+            .description("trim points taken from a peer that trimmed an SN this replica awaited")
             .register(registry);
   }
 
@@ -60,6 +66,19 @@ final class Trims {
       publisher.error(c, requestId, ErrorCode.UNKNOWN_COLOR, "unknown color id " + colorId);
       return -1;
     }
+    long tail = tail(colorId);
+    if (tail < 0) {
+      publisher.error(
+          c,
+          requestId,
+          ErrorCode.UNKNOWN_SHARD,
+          "replica node " + shards.nodeId() + " hosts no shard of color id " + colorId);
+    }
+    return tail;
+  }
+
+  /** The largest SN of the color assigned on this replica's shards of its subtree; -1: none. */
+  private long tail(int colorId) {
     boolean hosted = false;
     long tail = Sn.NONE;
     for (Shard shard : shards.hosted()) {
@@ -68,15 +87,7 @@ final class Trims {
         tail = Math.max(tail, shards.tail(shard.id(), colorId));
       }
     }
-    if (!hosted) {
-      publisher.error(
-          c,
-          requestId,
-          ErrorCode.UNKNOWN_SHARD,
-          "replica node " + shards.nodeId() + " hosts no shard of color id " + colorId);
-      return -1;
-    }
-    return tail;
+    return hosted ? tail : -1;
   }
 
   void onTrim(Connection c, long requestId, int colorId, long sn) {
@@ -161,6 +172,47 @@ final class Trims {
       return false;
     }
     shards.discardTrimmed(colorId, storage.trimPoint(colorId));
+    return true;
+  }
+
+  /**
+   * A peer answered this replica's fill of an awaited SN with a trim point at or beyond it: the
+   * record is gone from the peer, which committed it, so no replica will ever send it here. This
+   * replica takes the peer's trim point (up to its own tail, like TRIM, or to the awaited SN if
+   * that is higher: it is assigned), which also drops the SNs it awaits there; it had refused or
+   * missed that trim, typically a retention trim beyond its own {@code committedThrough}
+   * (docs/architecture.md#sync-phase, "Fill").
+   *
+   * @return true if the trim point moved
+   */
+  boolean adoptPeerTrim(int colorId, long peerTrimPoint, int peerNodeId, long awaitedSn) {
+    long through = Math.min(peerTrimPoint, Math.max(tail(colorId), awaitedSn));
+    if (through <= storage.trimPoint(colorId)) {
+      return false;
+    }
+    try {
+      storage.trim(colorId, through);
+    } catch (RuntimeException e) {
+      LOG.error(
+          "replica {} failed to trim color id {} at SN {} after replica node {} trimmed it",
+          shards.nodeId(),
+          colorId,
+          Sn.describe(through),
+          peerNodeId,
+          e);
+      return false;
+    }
+    LOG.info(
+        "replica {}: SN {} of color id {} never arrived here and replica node {} trimmed it (trim"
+            + " point {}); trimmed here through {}",
+        shards.nodeId(),
+        Sn.describe(awaitedSn),
+        colorId,
+        peerNodeId,
+        Sn.describe(peerTrimPoint),
+        Sn.describe(storage.trimPoint(colorId)));
+    shards.discardTrimmed(colorId, storage.trimPoint(colorId));
+    adopted.increment();
     return true;
   }
 

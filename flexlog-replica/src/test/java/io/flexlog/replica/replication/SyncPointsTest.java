@@ -11,34 +11,22 @@ import io.flexlog.core.model.NodeAddress;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
-import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
-import io.flexlog.core.protocol.OrderResponseDescriptor;
-import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.SubscribeDescriptor;
-import io.flexlog.core.protocol.SyncFetchDescriptor;
 import io.flexlog.core.protocol.TopologyMarkDescriptor;
-import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.core.util.DurableFiles;
 import io.flexlog.replica.storage.DurabilityMode;
-import io.flexlog.replica.storage.LogStorage;
-import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.SyncPointFile;
 import io.flexlog.replica.storage.SyncPointTable;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,8 +52,8 @@ class SyncPointsTest {
 
   @TempDir Path dir;
   private final ListAppender<ILoggingEvent> warnings = new ListAppender<>();
-  private Replica one;
-  private Replica two;
+  private PeeredReplica one;
+  private PeeredReplica two;
 
   private static Topology topology() {
     return new Topology(
@@ -78,240 +66,18 @@ class SyncPointsTest {
         List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
   }
 
-  /** One replica process: its engine on a loop of its own, over its log and sync-point file. */
-  private final class Replica {
-    final int nodeId;
-    final Path data;
-    EmbeddedChannel loop;
-    LogStorage storage;
-    SyncPointFile points;
-    SimpleMeterRegistry registry;
-    ReplicationEngine engine;
-    final EmbeddedChannel client = new EmbeddedChannel();
-    final EmbeddedChannel fromPeer = new EmbeddedChannel();
-    final List<ByteBuf> toPeers = new ArrayList<>();
-
-    Replica(int nodeId) {
-      this.nodeId = nodeId;
-      this.data = dir.resolve("replica-" + nodeId);
-      start();
-    }
-
-    void start() {
-      loop = new EmbeddedChannel();
-      loop.freezeTime();
-      storage = StorageEngines.open(StorageEngines.MAPPED, data, 8 << 20, 1 << 20, mode());
-      points = new SyncPointFile(data, nodeId, mode(), () -> "boot", DurableFiles.REAL);
-      registry = new SimpleMeterRegistry();
-      SequencerGateway sequencer =
-          new SequencerGateway() {
-            @Override
-            public void send(OrderRequestBatch batch, int replicaNodeId) {}
-
-            @Override
-            public void flush() {}
-          };
-      engine =
-          new ReplicationEngine(
-              nodeId,
-              topology(),
-              storage,
-              new ReplicaLimits(1 << 20, Duration.ofSeconds(1), 1000),
-              sequencer,
-              loop.eventLoop(),
-              registry);
-      engine.attachPeers(
-          new PeerGateway() {
-            @Override
-            public void send(int peer, ByteBuf frame) {
-              toPeers.add(frame);
-            }
-
-            @Override
-            public void flush() {}
-          });
-      engine.attachSyncPoints(points);
-      engine.recover();
-      engine.startHeartbeats();
-      loop.runPendingTasks();
-    }
-
-    DurabilityMode mode() {
-      return DurabilityMode.PROCESS;
-    }
-
-    /** The process dies; what the sync-point writer was handed before is on disk. */
-    void crash() {
-      if (storage == null) {
-        return;
-      }
-      loop.finishAndReleaseAll();
-      points.close();
-      storage.close();
-      storage = null;
-      toPeers.forEach(ByteBuf::release);
-      toPeers.clear();
-      client.releaseOutbound();
-      fromPeer.releaseOutbound();
-    }
-
-    void run() {
-      loop.runPendingTasks();
-    }
-
-    /** Appends and commits records {@code first..last} of session {@code session} at E1 + i. */
-    void commit(long session, int first, int last, long base) {
-      for (int from = first; from <= last; from += 500) {
-        int to = Math.min(last, from + 499);
-        for (int i = from; i <= to; i++) {
-          ByteBuf frame =
-              Unpooled.wrappedBuffer(
-                  AppendDescriptor.encodeHeader(
-                      ByteBufAllocator.DEFAULT, i, session, i, GLOBAL, SHARD, PAYLOAD.length),
-                  Unpooled.wrappedBuffer(PAYLOAD));
-          try {
-            engine.onAppend(EmbeddedConnections.of(client), frame);
-          } finally {
-            frame.release();
-          }
-        }
-        run();
-        ByteBuf response =
-            OrderResponseDescriptor.encodeHeader(
-                ByteBufAllocator.DEFAULT, GLOBAL, SHARD, to - from + 1);
-        for (int i = from; i <= to; i++) {
-          OrderResponseDescriptor.writeEntry(response, session, i, base + i);
-        }
-        try {
-          engine.onOrderResponse(SEQUENCER, response);
-        } finally {
-          response.release();
-        }
-        run();
-        client.releaseOutbound();
-      }
-    }
-
-    void watermark(long sn) {
-      ByteBuf frame = WatermarkDescriptor.encode(ByteBufAllocator.DEFAULT, GLOBAL, sn);
-      try {
-        engine.onWatermark(SEQUENCER, frame);
-      } finally {
-        frame.release();
-      }
-      run();
-    }
-
-    void welcomedBy(int incarnation) {
-      engine.onSequencerLinkUp(SEQUENCER, incarnation);
-      run();
-    }
-
-    void lostSequencer() {
-      engine.onSequencerLinkLost(SEQUENCER);
-      run();
-    }
-
-    void mark(long version, long markSn) {
-      ByteBuf frame =
-          TopologyMarkDescriptor.encode(
-              ByteBufAllocator.DEFAULT, 0, GLOBAL, GLOBAL, version, markSn);
-      try {
-        engine.onTopologyMark(SEQUENCER, frame);
-      } finally {
-        frame.release();
-      }
-      run();
-    }
-
-    /** The sync-point timer fires. */
-    void tick() {
-      loop.advanceTimeBy(SyncPoints.INTERVAL_MS, TimeUnit.MILLISECONDS);
-      loop.runScheduledPendingTasks();
-      run();
-    }
-
-    /** The afterSn of each SYNC_FETCH this replica sent so far (still undelivered). */
-    List<Long> fetchesFrom() {
-      return toPeers.stream()
-          .filter(f -> FrameDescriptor.type(f) == MessageType.SYNC_FETCH)
-          .map(SyncFetchDescriptor::afterSn)
-          .toList();
-    }
-
-    /** Delivers this replica's sync requests to {@code peer} and its answers back, to the end. */
-    void syncWith(Replica peer) {
-      while (!toPeers.isEmpty()) {
-        List<ByteBuf> sent = new ArrayList<>(toPeers);
-        toPeers.clear();
-        for (ByteBuf frame : sent) {
-          assertThat(FrameDescriptor.type(frame)).isEqualTo(MessageType.SYNC_FETCH);
-          try {
-            peer.engine.onSyncFetch(EmbeddedConnections.of(peer.fromPeer), frame);
-          } finally {
-            frame.release();
-          }
-        }
-        peer.run();
-        for (ByteBuf answer : frames(peer.fromPeer)) {
-          assertThat(FrameDescriptor.type(answer)).isEqualTo(MessageType.SYNC_ENTRIES);
-          engine.onSyncEntries(answer);
-        }
-        run();
-      }
-    }
-
-    double counter(String name) {
-      return registry.get(name).functionCounter().count();
-    }
-
-    byte read(long sn) {
-      ByteBuf frame = ReadDescriptor.encode(ByteBufAllocator.DEFAULT, 1, GLOBAL, sn);
-      try {
-        engine.onRead(EmbeddedConnections.of(client), frame);
-      } finally {
-        frame.release();
-      }
-      run();
-      List<ByteBuf> answers = frames(client);
-      return answers.isEmpty() ? -1 : ReadResponseDescriptor.status(answers.get(0));
-    }
-
-    void close() {
-      crash();
-      client.finishAndReleaseAll();
-      fromPeer.finishAndReleaseAll();
-    }
-  }
-
-  /** Every complete frame written to {@code channel} so far, reassembled (released afterwards). */
-  private static List<ByteBuf> frames(EmbeddedChannel channel) {
-    channel.flushOutbound();
-    ByteBuf all = Unpooled.buffer();
-    for (Object part = channel.readOutbound(); part != null; part = channel.readOutbound()) {
-      ByteBuf buf = (ByteBuf) part;
-      all.writeBytes(buf, buf.readerIndex(), buf.readableBytes());
-      buf.release();
-    }
-    List<ByteBuf> frames = new ArrayList<>();
-    while (all.isReadable()) {
-      frames.add(all.readSlice(all.getInt(all.readerIndex()) + 4));
-    }
-    return frames;
-  }
-
   @BeforeEach
   void start() {
     warnings.start();
     for (Class<?> c : List.of(SyncPoints.class, SyncPointFile.class)) {
       ((Logger) LoggerFactory.getLogger(c)).addAppender(warnings);
     }
-    one = new Replica(1);
-    two = new Replica(2);
-    for (Replica replica : List.of(one, two)) {
+    one = new PeeredReplica(dir, 1, topology());
+    two = new PeeredReplica(dir, 2, topology());
+    for (PeeredReplica replica : List.of(one, two)) {
       replica.welcomedBy(1);
       replica.watermark(E1);
-      replica.commit(1, 1, RECORDS, E1);
+      replica.commit(1, 1, RECORDS, E1, PAYLOAD);
       replica.watermark(E1 + RECORDS);
     }
   }
@@ -338,7 +104,7 @@ class SyncPointsTest {
    */
   private void crashMissAndRestart(Runnable whileDown) {
     one.crash();
-    two.commit(2, 1, MISSED, E1 + RECORDS);
+    two.commit(2, 1, MISSED, E1 + RECORDS, PAYLOAD);
     two.watermark(E1 + RECORDS + MISSED);
     whileDown.run();
     one.start();
@@ -359,7 +125,7 @@ class SyncPointsTest {
 
   @Test
   void shouldAskThePeersOnlyForWhatItMissedSinceItsSyncPoint() {
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
 
     crashMissAndRestart(() -> {});
 
@@ -373,7 +139,7 @@ class SyncPointsTest {
 
   @Test
   void shouldAskForEverythingFromEpochOneWithoutASyncPointFile() {
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
 
     crashMissAndRestart(() -> delete(one.points.path()));
 
@@ -384,7 +150,7 @@ class SyncPointsTest {
 
   @Test
   void shouldFallBackToEpochOneWithAWarningOnATornSyncPointFile() throws IOException {
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
     Path file = one.points.path();
     byte[][] torn = new byte[1][]; // the file once the writer has finished
 
@@ -405,7 +171,9 @@ class SyncPointsTest {
     assertSynchronised();
     assertThat(one.counter("flexlog.replica.sync.fetched")).isEqualTo(RECORDS + MISSED);
 
-    one.tick(); // the next save replaces the torn file with the replica's new state
+    one.advance(
+        SyncPoints
+            .INTERVAL_MS); // the next save replaces the torn file with the replica's new state
     one.crash();
     one.start();
     one.welcomedBy(1);
@@ -415,7 +183,7 @@ class SyncPointsTest {
 
   @Test
   void shouldIgnoreSyncPointsThatTheRecoveredLogDoesNotMatch() {
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
 
     crashMissAndRestart(
         () -> {
@@ -434,9 +202,9 @@ class SyncPointsTest {
 
   @Test
   void shouldAnswerHolesBelowItsSyncPointAtOnceAfterARestart() {
-    one.commit(3, 1, 1, E1 + RECORDS + 1); // E1 + RECORDS + 1 stays a hole
+    one.commit(3, 1, 1, E1 + RECORDS + 1, PAYLOAD); // E1 + RECORDS + 1 stays a hole
     one.watermark(E1 + RECORDS + 5);
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
     one.crash();
     one.start();
 
@@ -451,7 +219,7 @@ class SyncPointsTest {
     one.welcomedBy(2);
     one.watermark(Sn.of(2, 5)); // blind (E1 + RECORDS, 2.5]: its fetch never gets an answer
     assertThat(one.engine.committedThrough(SHARD, GLOBAL)).isEqualTo(Sn.of(2, 5));
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
     one.crash();
 
     try (SyncPointFile file =
@@ -469,7 +237,7 @@ class SyncPointsTest {
 
   @Test
   void shouldKeepItsSyncPointWhenTheFirstWatermarkAfterARestartIsBelowIt() {
-    one.tick();
+    one.advance(SyncPoints.INTERVAL_MS);
     one.crash();
     one.start();
     one.welcomedBy(1);
@@ -498,7 +266,7 @@ class SyncPointsTest {
       subscribe.release();
     }
     one.run();
-    List<ByteBuf> frames = frames(subscriber);
+    List<ByteBuf> frames = PeeredReplica.frames(subscriber);
     assertThat(frames).isNotEmpty();
     assertThat(FrameDescriptor.type(frames.get(0))).isEqualTo(MessageType.TOPOLOGY_MARK);
     assertThat(TopologyMarkDescriptor.topologyVersion(frames.get(0))).isEqualTo(2);
