@@ -80,6 +80,7 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
   // Loop-confined.
   private final SubscriptionCredits credits;
   private final StreamErrors errors;
+  private final RecordEntries entries = new RecordEntries();
 
   /**
    * @param livenessTimeoutNs how long an open stream may stay silent before it moves to another
@@ -193,11 +194,11 @@ final class ClientSubscription implements RecordStream, JoinMarks.Owner {
       return;
     }
     stream.lastHeardNs = ctx.nanoTime();
-    int count = SubscribeRecordsDescriptor.count(frame);
+    entries.load(frame);
     int at = SubscribeRecordsDescriptor.payloadsStart(frame);
-    for (int i = 0; i < count; i++) {
-      long sn = SubscribeRecordsDescriptor.sn(frame, i);
-      int length = SubscribeRecordsDescriptor.payloadLength(frame, i);
+    for (int i = 0; i < entries.count(); i++) {
+      long sn = entries.sn(i);
+      int length = entries.length(i);
       LogRecord record = decode(sn, frame, at, length);
       at += length;
       // The replica counts credit in stored bytes; what the client holds is counted in the

@@ -144,58 +144,73 @@ public final class RecordFormatDescriptor {
    */
   public static RecordFields read(ByteBuf buf, int offset, int length) {
     int end = offset + length;
-    require(length >= FIXED_LENGTH + VALUE_LENGTH_FIELD, "record of " + length + " bytes");
-    require(buf.getInt(offset + MAGIC_OFFSET) == MAGIC, "bad magic");
+    if (length < FIXED_LENGTH + VALUE_LENGTH_FIELD) {
+      throw malformed("record of " + length + " bytes");
+    }
+    if (buf.getInt(offset + MAGIC_OFFSET) != MAGIC) {
+      throw malformed("bad magic");
+    }
     byte version = buf.getByte(offset + VERSION_OFFSET);
-    require(version == VERSION, "unknown record format version " + version);
+    if (version != VERSION) {
+      throw malformed("unknown record format version " + version);
+    }
     int attributes = buf.getUnsignedByte(offset + ATTRIBUTES_OFFSET);
     int compression = attributes & COMPRESSION_MASK;
-    require(
-        attributes == compression && compression <= COMPRESSION_ZSTD,
-        "unknown record attributes " + attributes);
+    if (attributes != compression || compression > COMPRESSION_ZSTD) {
+      throw malformed("unknown record attributes " + attributes);
+    }
     int headerCount = buf.getUnsignedShort(offset + HEADER_COUNT_OFFSET);
     long timestampMs = buf.getLong(offset + TIMESTAMP_OFFSET);
     int keyLength = buf.getInt(offset + KEY_LENGTH_OFFSET);
     int at = offset + KEY_OFFSET;
     byte[] key = null;
     if (keyLength != -1) {
-      require(keyLength >= 0 && keyLength <= end - at, "key length " + keyLength);
+      if (keyLength < 0 || keyLength > end - at) {
+        throw malformed("key length " + keyLength);
+      }
       key = new byte[keyLength];
       buf.getBytes(at, key);
       at += keyLength;
     }
     List<RecordHeader> headers = headerCount == 0 ? List.of() : new ArrayList<>(headerCount);
     for (int i = 0; i < headerCount; i++) {
-      require(end - at >= 2, "header " + i + " truncated");
+      if (end - at < 2) {
+        throw malformed("header " + i + " truncated");
+      }
       int nameLength = buf.getUnsignedShort(at);
       at += 2;
-      require(nameLength + 4 <= end - at, "header " + i + " name length " + nameLength);
+      if (nameLength + 4 > end - at) {
+        throw malformed("header " + i + " name length " + nameLength);
+      }
       String name = buf.toString(at, nameLength, StandardCharsets.UTF_8);
       at += nameLength;
       int valueLength = buf.getInt(at);
       at += 4;
       byte[] value = null;
       if (valueLength != -1) {
-        require(valueLength >= 0 && valueLength <= end - at, "header " + i + " value length");
+        if (valueLength < 0 || valueLength > end - at) {
+          throw malformed("header " + i + " value length");
+        }
         value = new byte[valueLength];
         buf.getBytes(at, value);
         at += valueLength;
       }
       headers.add(new RecordHeader(name, value));
     }
-    require(end - at >= VALUE_LENGTH_FIELD, "value length truncated");
+    if (end - at < VALUE_LENGTH_FIELD) {
+      throw malformed("value length truncated");
+    }
     int valueLength = buf.getInt(at);
     at += VALUE_LENGTH_FIELD;
     int stored = end - at;
-    require(
-        valueLength >= 0 && (compression != COMPRESSION_NONE || valueLength == stored),
-        "value length " + valueLength + " with " + stored + " stored bytes");
+    if (valueLength < 0 || (compression == COMPRESSION_NONE && valueLength != stored)) {
+      throw malformed("value length " + valueLength + " with " + stored + " stored bytes");
+    }
     return new RecordFields(key, headers, timestampMs, compression, valueLength, at, stored);
   }
 
-  private static void require(boolean condition, String problem) {
-    if (!condition) {
-      throw new ProtocolException("malformed record (format 1): " + problem);
-    }
+  /** The error of a malformed record; its message is built only when a check fails. */
+  private static ProtocolException malformed(String problem) {
+    return new ProtocolException("malformed record (format 1): " + problem);
   }
 }
