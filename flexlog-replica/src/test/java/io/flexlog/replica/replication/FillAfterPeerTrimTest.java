@@ -1,15 +1,10 @@
 package io.flexlog.replica.replication;
 
 import static io.flexlog.replica.replication.PeeredReplica.GLOBAL;
-import static io.flexlog.replica.replication.PeeredReplica.SEQUENCER;
 import static io.flexlog.replica.replication.PeeredReplica.SHARD;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flexlog.core.model.Color;
-import io.flexlog.core.model.NodeAddress;
-import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
-import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import java.nio.file.Path;
@@ -36,21 +31,10 @@ class FillAfterPeerTrimTest {
   private PeeredReplica one;
   private PeeredReplica two;
 
-  private static Topology topology() {
-    return new Topology(
-        1,
-        List.of(
-            new NodeAddress(SEQUENCER, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
-            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
-            new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3)),
-        List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, SEQUENCER)),
-        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
-  }
-
   @BeforeEach
   void start() {
-    one = new PeeredReplica(dir, 1, topology());
-    two = new PeeredReplica(dir, 2, topology());
+    one = new PeeredReplica(dir, 1);
+    two = new PeeredReplica(dir, 2);
     for (PeeredReplica replica : List.of(one, two)) {
       replica.welcomedBy(1);
       replica.watermark(E1);

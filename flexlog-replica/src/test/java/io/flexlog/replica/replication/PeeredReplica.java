@@ -3,6 +3,8 @@ package io.flexlog.replica.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
@@ -43,7 +45,6 @@ final class PeeredReplica {
 
   final int nodeId;
   final Path data;
-  private final Topology topology;
   EmbeddedChannel loop;
   LogStorage storage;
   SyncPointFile points;
@@ -54,10 +55,21 @@ final class PeeredReplica {
   final List<ByteBuf> toPeers = new ArrayList<>();
   private long nanos;
 
-  PeeredReplica(Path dir, int nodeId, Topology topology) {
+  /** Shard 0 of the global color on replica nodes 1 and 2; node 0 sequences it. */
+  static final Topology TOPOLOGY =
+      new Topology(
+          1,
+          List.of(
+              new NodeAddress(SEQUENCER, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
+              new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
+              new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3)),
+          List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, SEQUENCER)),
+          List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
+
+  /** Replica node 1 or 2 of {@link #TOPOLOGY}, its data under {@code dir}. */
+  PeeredReplica(Path dir, int nodeId) {
     this.nodeId = nodeId;
     this.data = dir.resolve("replica-" + nodeId);
-    this.topology = topology;
     start();
   }
 
@@ -78,7 +90,7 @@ final class PeeredReplica {
     engine =
         new ReplicationEngine(
             nodeId,
-            topology,
+            TOPOLOGY,
             storage,
             new ReplicaLimits(1 << 20, Duration.ofSeconds(1), 1000),
             sequencer,

@@ -1,16 +1,14 @@
 package io.flexlog.replica.replication;
 
+import static io.flexlog.replica.replication.PeeredReplica.GLOBAL;
+import static io.flexlog.replica.replication.PeeredReplica.SHARD;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.flexlog.core.model.Color;
-import io.flexlog.core.model.NodeAddress;
-import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
-import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
@@ -42,9 +40,6 @@ import org.slf4j.LoggerFactory;
  * from epoch 1, never to a wrong claim; join marks survive the restart.
  */
 class SyncPointsTest {
-  private static final int SEQUENCER = 0;
-  private static final int SHARD = 0;
-  private static final int GLOBAL = Color.GLOBAL_ID;
   private static final long E1 = Sn.of(1, 0);
   private static final int RECORDS = 1000;
   private static final int MISSED = 10;
@@ -55,25 +50,14 @@ class SyncPointsTest {
   private PeeredReplica one;
   private PeeredReplica two;
 
-  private static Topology topology() {
-    return new Topology(
-        1,
-        List.of(
-            new NodeAddress(SEQUENCER, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
-            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
-            new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3)),
-        List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, SEQUENCER)),
-        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
-  }
-
   @BeforeEach
   void start() {
     warnings.start();
     for (Class<?> c : List.of(SyncPoints.class, SyncPointFile.class)) {
       ((Logger) LoggerFactory.getLogger(c)).addAppender(warnings);
     }
-    one = new PeeredReplica(dir, 1, topology());
-    two = new PeeredReplica(dir, 2, topology());
+    one = new PeeredReplica(dir, 1);
+    two = new PeeredReplica(dir, 2);
     for (PeeredReplica replica : List.of(one, two)) {
       replica.welcomedBy(1);
       replica.watermark(E1);
