@@ -112,6 +112,7 @@ final class Appends {
       return;
     }
     append.colorId = color.get().id();
+    append.limitToRetention(color.get(), deliveryTimeoutNs);
     List<Shard> shards = metadata.shardsOf(append.colorId);
     if (shards.isEmpty()) {
       fail(
@@ -265,8 +266,8 @@ final class Appends {
                 "append to color '"
                     + append.colorName
                     + "' not acknowledged within "
-                    + deliveryTimeoutNs / 1_000_000
-                    + " ms after "
+                    + append.retriedFor(deliveryTimeoutNs)
+                    + " after "
                     + append.attempts
                     + " attempts ("
                     + whoDidNotAnswer(append)

@@ -89,6 +89,10 @@ final class BatchAppends {
       failRemaining(batch, new FlexLogException("shard " + shardId + " is not in the topology"));
       return;
     }
+    metadata
+        .topology()
+        .color(colorId)
+        .ifPresent(color -> batch.limitToRetention(color, deliveryTimeoutNs));
     pending.put(first, batch);
     send(batch);
   }
@@ -285,8 +289,8 @@ final class BatchAppends {
                     + "' not acknowledged by every replica of shard "
                     + batch.shard.id()
                     + " within "
-                    + deliveryTimeoutNs / 1_000_000
-                    + " ms after "
+                    + batch.retriedFor(deliveryTimeoutNs)
+                    + " after "
                     + batch.attempts
                     + " attempts; each record may still appear, at most once"));
       }

@@ -1,8 +1,11 @@
 package io.flexlog.client.internals;
 
+import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.net.WriteListener;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -27,7 +30,11 @@ abstract class InFlight implements WriteListener {
     }
   }
 
-  final long deliveryDeadlineNs;
+  long deliveryDeadlineNs;
+
+  /** The time the request may retry for: the delivery timeout, or less for a retained color. */
+  long deliveryTimeoutNs;
+
   long attemptDeadlineNs;
   int attempts;
 
@@ -38,6 +45,35 @@ abstract class InFlight implements WriteListener {
 
   InFlight(long deliveryDeadlineNs) {
     this.deliveryDeadlineNs = deliveryDeadlineNs;
+  }
+
+  /**
+   * Retries an append to a color with a {@code retention.ms} for at most half of it
+   * (docs/architecture.md#retention, "Retries"): a retry that reached a replica which missed the
+   * record after retention removed it everywhere would be stored there as a new record.
+   *
+   * @param deliveryTimeoutNs the client's {@code delivery.timeout.ms}, counted from when the
+   *     request was made (its delivery deadline)
+   */
+  final void limitToRetention(Color color, long deliveryTimeoutNs) {
+    this.deliveryTimeoutNs = deliveryTimeoutNs;
+    long ms = color.retention().ms();
+    if (ms == Retention.KEEP) {
+      return;
+    }
+    long horizonNs = TimeUnit.MILLISECONDS.toNanos(ms) / 2;
+    if (horizonNs < deliveryTimeoutNs) {
+      deliveryDeadlineNs -= deliveryTimeoutNs - horizonNs;
+      this.deliveryTimeoutNs = horizonNs;
+    }
+  }
+
+  /** How long the request retried before it failed, for the timeout's message. */
+  final String retriedFor(long deliveryTimeoutNs) {
+    long effective = this.deliveryTimeoutNs == 0 ? deliveryTimeoutNs : this.deliveryTimeoutNs;
+    return effective / 1_000_000
+        + " ms"
+        + (effective < deliveryTimeoutNs ? " (half the color's retention.ms)" : "");
   }
 
   /** Starts an attempt: its request timeout counts from now, and again from each write. */

@@ -192,6 +192,33 @@ class AppendsTest {
     assertThat(client.appends.inFlight()).isZero();
   }
 
+  /**
+   * A retry after retention removed the record from every replica that has it would be stored again
+   * by a replica that missed it, so an append to a retained color retries for at most half of its
+   * retention.ms (docs/architecture.md#retention, "Retries").
+   */
+  @Test
+  void shouldRetryAnAppendToARetainedColorForHalfItsRetentionAtMost() {
+    ClientHarness retained = new ClientHarness(ClientHarness.retainedEvents(400));
+    try {
+      CompletableFuture<Long> future =
+          retained.appends.append(
+              "events", null, Unpooled.wrappedBuffer("a".getBytes(StandardCharsets.UTF_8)));
+      retained.runLoop();
+      retained.outbound.take();
+
+      retained.advance(200_000_000L);
+      assertThat(future).isNotDone();
+      retained.advance(1);
+
+      assertThat(failure(future))
+          .isInstanceOf(FlexLogTimeoutException.class)
+          .hasMessageContaining("within 200 ms (half the color's retention.ms) after");
+    } finally {
+      retained.close();
+    }
+  }
+
   @Test
   void shouldFailWithTheTypedErrorAReplicaAnswers() {
     CompletableFuture<Long> future = append("events", "a");

@@ -140,6 +140,28 @@ class BatchAppendsTest {
     assertThat(appended).containsOnlyKeys(0, 2);
   }
 
+  /** As single appends: a batch to a retained color retries for half its retention.ms at most. */
+  @Test
+  void shouldRetryABatchToARetainedColorForHalfItsRetentionAtMost() {
+    ClientHarness retained = new ClientHarness(ClientHarness.retainedEvents(600));
+    try {
+      ByteBuf[] payloads = {Unpooled.wrappedBuffer(new byte[] {1})};
+      retained.batches.append(EVENTS.name(), EVENTS.id(), EVENTS_A.id(), payloads, listener);
+      retained.runLoop();
+      retained.outbound.take(MessageType.APPEND_BATCH);
+
+      retained.advance(300_000_000L);
+      assertThat(failed).isEmpty();
+      retained.advance(1);
+
+      assertThat(failed.get(0))
+          .isInstanceOf(FlexLogTimeoutException.class)
+          .hasMessageContaining("within 300 ms (half the color's retention.ms) after");
+    } finally {
+      retained.close();
+    }
+  }
+
   @Test
   void shouldFailTheUnacknowledgedRecordsAtTheDeliveryDeadline() {
     List<Sent> sent = appendThree();

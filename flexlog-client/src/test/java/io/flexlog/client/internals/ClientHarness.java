@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.NodeAddress;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.MetadataDescriptor.Metadata;
@@ -110,6 +111,16 @@ final class ClientHarness {
       shards.add(EVENTS_A);
     }
     return new Topology(version, nodes, colors, shards);
+  }
+
+  /** The topology of {@link #topology(long, boolean)} with {@code events} kept {@code ms}. */
+  static Topology retainedEvents(long ms) {
+    Topology t = topology(1, true);
+    List<Color> colors = new ArrayList<>();
+    for (Color c : t.colors()) {
+      colors.add(c.id() == EVENTS.id() ? c.withRetention(new Retention(ms, Retention.KEEP)) : c);
+    }
+    return new Topology(1, new ArrayList<>(t.nodes().values()), colors, t.shards());
   }
 
   /** Runs what the roles handed to the loop. */
