@@ -68,6 +68,9 @@ class DataPathSimulationTest {
   void shouldKeepEveryInvariantWhenASequencerAndAReplicaOfItsShardCrashTogether() {
     Totals totals = runAll(5_000_000L, Faults.COMBINED);
     assertThat(total(totals.combined)).as("combined crashes over all seeds").isGreaterThan(SEEDS);
+    assertThat(total(totals.adoptedTrims))
+        .as("trim points adopted in a fill (the retention stall, docs/testing.md)")
+        .isGreaterThan(SEEDS / 10);
     assertThat(total(totals.acked))
         .as("appends acknowledged over all seeds")
         .isGreaterThan(SEEDS * 5L);
@@ -79,6 +82,9 @@ class DataPathSimulationTest {
     long drops;
     long crashes;
     long combined;
+    long retentionRuns;
+    long retentionTrims;
+    long adoptedTrims;
   }
 
   private static Totals runAll(long base, Faults faults) {
@@ -94,13 +100,21 @@ class DataPathSimulationTest {
       totals.drops += world.network.drops;
       totals.crashes += world.crashes;
       totals.combined += world.combinedCrashes;
+      totals.retentionRuns += world.retention.enabled() ? 1 : 0;
+      totals.retentionTrims += world.retention.decided();
+      totals.adoptedTrims += world.retention.adopted();
       steps += world.steps;
     }
     double seconds = (System.nanoTime() - started) / 1e9;
+    assertThat(total(totals.retentionTrims))
+        .as("retention trims decided over all seeds")
+        .isGreaterThan(SEEDS / 10);
     System.out.printf(
         "data-path simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s, %.0f steps/s),"
             + " %d appends and %d atomic groups acknowledged, %d connection losses, %d crashes"
-            + " (%d combined sequencer and replica crashes), every invariant held%n",
+            + " (%d combined sequencer and replica crashes), %d runs with a retention (%d"
+            + " retention trims decided, %d trim points adopted in a fill), every invariant"
+            + " held%n",
         faults,
         seeds.length,
         steps,
@@ -111,7 +125,10 @@ class DataPathSimulationTest {
         totals.groups,
         totals.drops,
         totals.crashes,
-        totals.combined);
+        totals.combined,
+        totals.retentionRuns,
+        totals.retentionTrims,
+        totals.adoptedTrims);
     return totals;
   }
 

@@ -28,6 +28,16 @@ enum Invariant {
   ATOMIC_ALL_OR_NOTHING,
   /** Once healed, every replica still holds every record it acknowledged, at the same SN. */
   ACKS_DURABLE,
+  /**
+   * Retention: no replica's trim point of a color covers an acknowledged record appended less than
+   * {@code retention.ms} ago.
+   */
+  RETENTION_SPARES_RECENT,
+  /**
+   * Retention, once healed: every replica of the color's subtree trims through every acknowledged
+   * record once {@code retention.ms} has passed.
+   */
+  RETENTION_CONVERGES,
   /** Consumer group: every member applies the same group records, and reaches the same state. */
   GROUP_AGREEMENT,
   /** Consumer group: no two members ever read one shard under the same generation. */

@@ -77,8 +77,9 @@ final class SimAuditor implements SimLink.Endpoint {
     SimHistory.ColorSn at = asked.get(requestId);
     byte status = ReadResponseDescriptor.status(frame);
     if (status == ReadResponseDescriptor.TRIMMED
-        && at.sn() <= world.history.trimAsked.getOrDefault(at.colorId(), 0L)) {
-      answered++; // a trim a client asked for took it (the group log is trimmed)
+        && (at.sn() <= world.history.trimAsked.getOrDefault(at.colorId(), 0L)
+            || world.retention.mayHaveTrimmed(at.colorId(), at.sn()))) {
+      answered++; // a trim a client asked for took it (the group log is trimmed), or retention
       return;
     }
     if (status != ReadResponseDescriptor.FOUND) {

@@ -56,6 +56,7 @@ final class SimHealer {
     }
     new SimAuditor(world).auditAll();
     operations.checkGroups();
+    world.retention.convergeAndCheck();
   }
 
   /**
@@ -68,7 +69,9 @@ final class SimHealer {
     for (Map.Entry<String, List<SimSubscriber>> e : world.subscribers.entrySet()) {
       for (SimSubscriber s : e.getValue()) {
         for (SimHistory.Acked a : world.history.acked.values()) {
-          if (a.colorId() == s.colorId && !s.delivered(a.sn())) {
+          if (a.colorId() == s.colorId
+              && !s.delivered(a.sn())
+              && !world.retention.skippable(a.colorId(), a.sn())) {
             return s
                 + " never delivered "
                 + a.payload()

@@ -1,6 +1,7 @@
 package io.flexlog.sim;
 
 import io.flexlog.client.LogRecord;
+import io.flexlog.core.error.TrimmedException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Sn;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,7 @@ final class SimOperations {
       long sn,
       String payload,
       boolean ackedAtStart,
+      long startMs,
       CompletableFuture<?> future) {}
 
   private final SimWorld world;
@@ -62,7 +64,8 @@ final class SimOperations {
     world.trace.note(client + " appends " + payload + " to " + color.name());
     CompletableFuture<Long> future =
         client.append(color.name(), payload.getBytes(StandardCharsets.UTF_8));
-    inFlight.add(new Op(true, null, color.id(), Sn.NONE, payload, false, future));
+    inFlight.add(
+        new Op(true, null, color.id(), Sn.NONE, payload, false, world.clock.nowMs(), future));
   }
 
   /** One APPEND_BATCH of two to four records: each is checked like a single append. */
@@ -82,7 +85,16 @@ final class SimOperations {
         client.appendBatch(color.name(), payloads, world.random.nextInt(4));
     world.trace.note(client + " appends batch " + names + " to " + color.name());
     for (int i = 0; i < futures.size(); i++) {
-      inFlight.add(new Op(true, null, color.id(), Sn.NONE, names.get(i), false, futures.get(i)));
+      inFlight.add(
+          new Op(
+              true,
+              null,
+              color.id(),
+              Sn.NONE,
+              names.get(i),
+              false,
+              world.clock.nowMs(),
+              futures.get(i)));
     }
   }
 
@@ -103,7 +115,16 @@ final class SimOperations {
       members.add(payload);
     }
     world.trace.note(client + " appends group " + members);
-    inFlight.add(new Op(true, members, -1, Sn.NONE, null, false, client.appendAtomically(records)));
+    inFlight.add(
+        new Op(
+            true,
+            members,
+            -1,
+            Sn.NONE,
+            null,
+            false,
+            world.clock.nowMs(),
+            client.appendAtomically(records)));
   }
 
   /** Reads an acknowledged record, or now and then an SN nobody was told about. */
@@ -124,7 +145,15 @@ final class SimOperations {
     world.trace.note(client + " reads " + color + " " + Sn.describe(sn));
     readCount++;
     inFlight.add(
-        new Op(false, null, target.colorId(), sn, null, ackedAtStart, client.read(color, sn)));
+        new Op(
+            false,
+            null,
+            target.colorId(),
+            sn,
+            null,
+            ackedAtStart,
+            world.clock.nowMs(),
+            client.read(color, sn)));
   }
 
   /** Hands every completed operation to the history. */
@@ -140,6 +169,9 @@ final class SimOperations {
         result = op.future.join();
       } catch (CompletionException e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
+        if (!op.append && cause instanceof TrimmedException) {
+          checkTrimmedRead(op);
+        }
         failures.merge(
             (op.append ? "append " : "read ") + cause.getClass().getSimpleName(), 1, Integer::sum);
         world.trace.note((op.append ? "append " + op.payload : "read") + " failed: " + cause);
@@ -156,13 +188,13 @@ final class SimOperations {
           String color = member.substring(member.lastIndexOf('-') + 1);
           int index = next.merge(color, 1, Integer::sum) - 1;
           int colorId = world.topology.color(color).orElseThrow().id();
-          world.history.onAcked(colorId, sns.get(color)[index], member);
+          world.history.onAcked(colorId, sns.get(color)[index], member, op.startMs);
         }
       } else if (op.append) {
         long sn = (Long) result;
         acked++;
         world.trace.note("append " + op.payload + " acknowledged at " + Sn.describe(sn));
-        world.history.onAcked(op.colorId, sn, op.payload);
+        world.history.onAcked(op.colorId, sn, op.payload, op.startMs);
       } else {
         readsDone++;
         @SuppressWarnings("unchecked")
@@ -180,6 +212,25 @@ final class SimOperations {
         }
         world.history.onRead(op.colorId, op.sn, payload);
       }
+    }
+  }
+
+  /**
+   * A read failed as TRIMMED: legal only below a trim a client asked for or, for a record appended
+   * long enough ago, where retention trimmed.
+   */
+  private void checkTrimmedRead(Op op) {
+    boolean asked = op.sn <= world.history.trimAsked.getOrDefault(op.colorId, 0L);
+    if (!asked && op.ackedAtStart && !world.retention.mayHaveTrimmed(op.colorId, op.sn)) {
+      world.fail(
+          Invariant.RETENTION_SPARES_RECENT,
+          "a read of color "
+              + op.colorId
+              + " SN "
+              + Sn.describe(op.sn)
+              + " was answered TRIMMED, but no trim was asked there and retention ("
+              + world.retention.describe()
+              + ") may not have taken it yet");
     }
   }
 

@@ -96,6 +96,10 @@ final class SimWorld {
   final int dedupWindow = 1 << 14;
   final long maxCounter;
   final Topology topology;
+
+  /** The run's retention (a third of the seeds outside the group simulation), or none. */
+  final SimRetention retention;
+
   private final String scenario;
   private final Path dataDir;
 
@@ -143,8 +147,9 @@ final class SimWorld {
     this.faults = faults;
     SimScenarios.Scenario s =
         cluster != null ? cluster.apply(random) : SimScenarios.forMode(faults, seed, random);
-    this.scenario = s.name();
-    this.topology = s.topology();
+    this.retention = new SimRetention(this, seed, s.topology(), cluster == null);
+    this.scenario = s.name() + (retention.enabled() ? ", " + retention.describe() : "");
+    this.topology = retention.apply(s.topology());
     // A quarter of the runs exhaust epochs often. With failover, a leased role then asks its keeper
     // for a new epoch (docs/testing.md, "Sequencer failover"); those modes draw the limit from a
     // random of their own, so that a seed with the production limit runs as it did before.
@@ -321,6 +326,7 @@ final class SimWorld {
     }
     network.closePending();
     operations.collect();
+    retention.check();
     for (Map.Entry<String, List<SimSubscriber>> e : subscribers.entrySet()) {
       history.checkSubscribers(e.getKey(), e.getValue());
     }
