@@ -108,6 +108,20 @@ public final class TokenWindow {
     return previous;
   }
 
+  /**
+   * Visits every token in the window that has a value, as (session, sequence, value); the visitor
+   * must not modify the window.
+   */
+  public void forEach(TokenLongMap.Visitor visitor) {
+    for (Ring ring = leastRecent; ring != null; ring = ring.newer) {
+      for (int i = 0; i < ring.sequences.length; i++) {
+        if (ring.values[i] != missingValue && !outside(ring.sequences[i], ring.newest)) {
+          visitor.accept(ring.session, ring.sequences[i], ring.values[i]);
+        }
+      }
+    }
+  }
+
   /** How many sessions are remembered. */
   public int sessions() {
     return rings.size();

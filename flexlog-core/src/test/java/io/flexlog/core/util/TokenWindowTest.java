@@ -29,6 +29,26 @@ class TokenWindowTest {
   }
 
   @Test
+  void shouldVisitExactlyTheTokensItWouldAnswer() {
+    TokenWindow tokens = new TokenWindow(100, NONE);
+    for (long sequence = 1; sequence <= 300; sequence++) {
+      tokens.put(7, sequence, 1000 + sequence);
+    }
+    tokens.put(9, 5, 42);
+    tokens.put(9, 6, 43);
+    tokens.remove(9, 6);
+    Map<String, Long> visited = new HashMap<>();
+    tokens.forEach((session, sequence, value) -> visited.put(session + ":" + sequence, value));
+
+    Map<String, Long> expected = new HashMap<>();
+    for (long sequence = 201; sequence <= 300; sequence++) {
+      expected.put("7:" + sequence, 1000 + sequence);
+    }
+    expected.put("9:5", 42L);
+    assertThat(visited).isEqualTo(expected);
+  }
+
+  @Test
   void shouldRememberSequencesThatArriveOutOfOrderAndStrided() {
     // A producer that spreads one session over 8 shards: this replica sees every 8th sequence,
     // retries and batches come back late and in any order.

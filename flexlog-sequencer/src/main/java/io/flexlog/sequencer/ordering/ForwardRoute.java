@@ -170,6 +170,28 @@ final class ForwardRoute implements ShardSlots, TokenOrderer {
     return OrderingRole.ACCEPTED;
   }
 
+  @Override
+  public void remember(long tokenHi, long tokenLo, long sn) {
+    if (dedup == null) {
+      dedup = new TokenLongMap(Math.min(dedupWindow, 1 << 16), Sn.NONE, dedupWindow);
+    }
+    if (dedup.get(tokenHi, tokenLo) == Sn.NONE) {
+      dedup.put(tokenHi, tokenLo, sn);
+    }
+  }
+
+  /** Visits every token this route was answered an SN for (within its dedup window). */
+  void forEachAnswered(TokenLongMap.Visitor visitor) {
+    if (dedup != null) {
+      dedup.forEach(
+          (hi, lo, sn) -> {
+            if (sn > 0) {
+              visitor.accept(hi, lo, sn);
+            }
+          });
+    }
+  }
+
   /** Adds an admitted child range request to this turn's batch. */
   void offerChild(int childNodeId, int incarnation, long requestId, int count) {
     filling(count).children.add(childNodeId, incarnation, requestId, count);

@@ -3,6 +3,7 @@ package io.flexlog.sequencer.ordering;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.util.TokenLongMap;
 import io.flexlog.core.util.TokenWindow;
 import java.util.Arrays;
 import java.util.List;
@@ -206,6 +207,23 @@ final class OrderingRole implements ShardSlots, TokenOrderer {
     dedup.put(tokenHi, tokenLo, PENDING);
     batch.add(slot, tokenHi, tokenLo);
     return ACCEPTED;
+  }
+
+  @Override
+  public void remember(long tokenHi, long tokenLo, long sn) {
+    if (dedup.get(tokenHi, tokenLo) == Sn.NONE) {
+      dedup.put(tokenHi, tokenLo, sn);
+    }
+  }
+
+  /** Visits every token this role gave an SN (within its dedup window). */
+  void forEachAnswered(TokenLongMap.Visitor visitor) {
+    dedup.forEach(
+        (hi, lo, sn) -> {
+          if (sn > 0) {
+            visitor.accept(hi, lo, sn);
+          }
+        });
   }
 
   /** The SN already assigned to a token, or {@link Sn#NONE} if unknown or still pending. */

@@ -12,4 +12,11 @@ interface TokenOrderer {
    *     OrderingRole#PENDING} when it is being ordered already, or the SN it was given (positive)
    */
   long offer(int slot, long tokenHi, long tokenLo);
+
+  /**
+   * Keeps {@code sn}, given to the token on this node by a route that is gone, so that a late
+   * duplicate request gets it again (docs/architecture.md#sequencer-failover, "the tree heals"). A
+   * token known here already keeps what it has.
+   */
+  void remember(long tokenHi, long tokenLo, long sn);
 }

@@ -1,7 +1,10 @@
 package io.flexlog.sequencer.ordering;
 
 import io.flexlog.core.model.Shard;
+import io.flexlog.core.util.TokenLongMap;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,10 +17,12 @@ import org.slf4j.LoggerFactory;
  *       unanswered range requests to the new parent ({@link ParentLinks#retarget}).
  *   <li>A route this node no longer has (it took the role its requests climbed to, or the path now
  *       leaves over another edge) hands the tokens of its unanswered requests to whatever orders
- *       them now: the role here or the new route. Its child requests are refused (ERROR with their
- *       ids), so the child nodes send them again and they take the new path.
+ *       them now: the role here or the new route, which also keeps the SNs the route was answered,
+ *       for late duplicates. Its child requests are refused (ERROR with their ids), so the child
+ *       nodes send them again and they take the new path.
  *   <li>A role handed to another node does the same with its unpublished batch: tokens of shards
- *       whose color is still hosted here climb the new route; ranges of child nodes are refused.
+ *       whose color is still hosted here climb the new route, which keeps the SNs the role gave;
+ *       ranges of child nodes are refused.
  * </ul>
  *
  * Tokens of shards whose color left this node are dropped, also those a role that stays here still
@@ -47,13 +52,15 @@ final class TreeHealing {
   void apply(OrderingTables.Changes changes) {
     for (OrderingRole role : changes.droppedRoles()) {
       int handed = handOn(role.colorId(), role, role.batch());
+      int kept = keepAnswers(role.colorId(), role, role::forEachAnswered);
       childLinks.answer(role.colorId(), role.ranges());
       LOG.info(
-          "node {}: role of color {} left this node; {} token(s) handed on, {} child request(s)"
-              + " refused for a retry",
+          "node {}: role of color {} left this node; {} token(s) handed on, {} answered one(s)"
+              + " kept, {} child request(s) refused for a retry",
           nodeId,
           OrderingService.describe(role.color()),
           handed,
+          kept,
           role.ranges().size());
       role.clearBatch();
     }
@@ -72,12 +79,14 @@ final class TreeHealing {
         refused += batch.children.size();
         childLinks.answer(route.colorId(), batch.children);
       }
+      int kept = keepAnswers(route.colorId(), route, route::forEachAnswered);
       LOG.info(
-          "node {}: {} is gone; {} unanswered token(s) handed on, {} child request(s) refused for"
-              + " a retry",
+          "node {}: {} is gone; {} unanswered token(s) handed on, {} answered one(s) kept, {} child"
+              + " request(s) refused for a retry",
           nodeId,
           route,
           handed,
+          kept,
           refused);
     }
   }
@@ -104,6 +113,47 @@ final class TreeHealing {
     }
   }
 
+  /**
+   * The SNs a route that is gone was answered stay answered on this node: what orders its shards'
+   * tokens now remembers them, so a request the route's replica sent before the answer reached it,
+   * and which arrives after the route went, gets the same SN again instead of a second one (found
+   * by the failover simulation, seeds 15000118 and 16000847).
+   *
+   * @return how many answers were kept
+   */
+  private int keepAnswers(int colorId, ShardSlots slots, Consumer<TokenLongMap.Visitor> answers) {
+    List<TokenOrderer> orderers = new ArrayList<>();
+    for (int slot = 0; slot < slots.shardCount(); slot++) {
+      TokenOrderer orderer = ordererOf(colorId, slots.shardId(slot));
+      if (orderer != null && !orderers.contains(orderer)) {
+        orderers.add(orderer);
+      }
+    }
+    int[] kept = {0};
+    for (TokenOrderer orderer : orderers) {
+      answers.accept(
+          (hi, lo, sn) -> {
+            orderer.remember(hi, lo, sn);
+            kept[0]++;
+          });
+    }
+    return kept[0];
+  }
+
+  /**
+   * What orders tokens of shard {@code shardId} in {@code colorId} now: the role here or the route
+   * that climbs to it; null when the shard's color left this node (its replicas order them with the
+   * new leader after their sync phase).
+   */
+  private TokenOrderer ordererOf(int colorId, int shardId) {
+    Shard shard = tables.topology().shard(shardId).orElse(null);
+    if (shard == null || tables.hosted(shard.colorId()) == null) {
+      return null;
+    }
+    OrderingTables.HostedColor hosted = tables.hosted(colorId);
+    return hosted != null ? hosted.role : tables.route(shard.colorId(), colorId);
+  }
+
   private int handOn(int colorId, ShardSlots slots, ColorBatch batch) {
     int handed = 0;
     for (int k = 0; k < batch.activeSlotCount(); k++) {
@@ -111,19 +161,11 @@ final class TreeHealing {
       TokenOrderer orderer = null;
       int newSlot = -1;
       int shardId = slots.shardId(slot);
-      Shard shard = tables.topology().shard(shardId).orElse(null);
-      if (shard != null && tables.hosted(shard.colorId()) != null) {
-        OrderingTables.HostedColor hosted = tables.hosted(colorId);
-        if (hosted != null) {
-          orderer = hosted.role;
-          newSlot = hosted.role.shardSlot(shardId);
-        } else {
-          ForwardRoute route = tables.route(shard.colorId(), colorId);
-          if (route != null) {
-            orderer = route;
-            newSlot = route.shardSlot(shardId);
-          }
-        }
+      orderer = ordererOf(colorId, shardId);
+      if (orderer instanceof OrderingRole role) {
+        newSlot = role.shardSlot(shardId);
+      } else if (orderer instanceof ForwardRoute route) {
+        newSlot = route.shardSlot(shardId);
       }
       if (orderer == null || newSlot < 0) {
         continue; // the shard's replicas moved with its role; they order the tokens there

@@ -335,6 +335,83 @@ class TreeHealingTest {
         .isEmpty();
   }
 
+  /**
+   * The failover simulation's seeds 15000118 and 16000847: a replica's request for a token that the
+   * leaf's route was answered already, sent before the answer reached the replica, arrives after
+   * the leaf took the parent role itself. The role must give it the route's SN again, not a second
+   * one.
+   */
+  @Test
+  void shouldAnswerALateDuplicateWithTheRoutesSnWhenTheChildNodeTakesTheParentRole() {
+    Node root = new Node(0, 1, BEFORE);
+    Node leaf = new Node(1, 1, BEFORE);
+    Pipe replica = new Pipe();
+    PeerLink link = leaf.service.onConnected(replica);
+    ByteBuf hello =
+        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA, new int[] {SHARD});
+    assertThat(leaf.service.onHello(link, hello)).isNull();
+    hello.release();
+    askForGlobal(leaf, link, 2);
+    Uplink toRoot = orderAtTheFormerParent(root, leaf);
+    for (ByteBuf frame : toRoot.pendingDown()) {
+      toRoot.deliverDown(frame);
+    }
+    assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
+        .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
+
+    leaf.service.updateTopology(topology(2, 1, 5));
+    leaf.endTurn();
+    askForGlobal(leaf, link, 2); // sent before the answer came, delivered after the move
+
+    assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
+        .as("the SNs the route was given, not new ones of the role")
+        .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
+  }
+
+  /** As above when the parent role leaves the node: the route that now climbs to it keeps them. */
+  @Test
+  void shouldAnswerALateDuplicateWithTheRolesSnWhenTheParentRoleLeavesTheNode() {
+    Node leaf = new Node(1, 1, topology(1, 1, 1));
+    Pipe replica = new Pipe();
+    PeerLink link = leaf.service.onConnected(replica);
+    ByteBuf hello =
+        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA, new int[] {SHARD});
+    assertThat(leaf.service.onHello(link, hello)).isNull();
+    hello.release();
+    askForGlobal(leaf, link, 2);
+    assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
+        .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
+
+    Topology moved = topology(2, 2, 5);
+    Node backup = new Node(2, 3, moved);
+    leaf.service.updateTopology(moved);
+    leaf.endTurn();
+    Uplink toBackup = new Uplink(leaf, 2, backup);
+    leaf.endTurn();
+    askForGlobal(leaf, link, 2);
+    toBackup.deliverUp();
+    for (ByteBuf frame : toBackup.pendingDown()) {
+      toBackup.deliverDown(frame);
+    }
+
+    assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
+        .as("the SNs the role gave here, not new ones of the new leader")
+        .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
+  }
+
+  /** The replica asks for tokens (5, 1) to (5, {@code count}) of global on its link to the leaf. */
+  private void askForGlobal(Node leaf, PeerLink link, int count) {
+    ByteBuf request =
+        OrderRequestDescriptor.encodeHeader(
+            UnpooledByteBufAllocator.DEFAULT, 1, GLOBAL, SHARD, REPLICA, count);
+    for (int i = 1; i <= count; i++) {
+      OrderRequestDescriptor.writeToken(request, 5, i);
+    }
+    assertThat(leaf.service.onOrderRequest(link, request)).isNull();
+    request.release();
+    leaf.endTurn();
+  }
+
   @Test
   void shouldOrderAForwardedColorForARequestNamingTheRoleEpochOfTheShardsColor() {
     // Node 1 leads global in role epoch 5 and left in role epoch 1: a request for global from a
