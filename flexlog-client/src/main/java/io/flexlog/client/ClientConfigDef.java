@@ -45,7 +45,8 @@ public final class ClientConfigDef {
               .importance(Importance.HIGH)
               .doc(
                   "How long an append may take in all before it fails with"
-                      + " FlexLogTimeoutException. At least request.timeout.ms."));
+                      + " FlexLogTimeoutException. At least request.timeout.ms. Appends to a"
+                      + " color with a retention.ms retry for at most half of it."));
 
   public static final ConfigKey<Duration> READ_TIMEOUT =
       DEF.define(

@@ -96,7 +96,8 @@ public final class ProducerConfig {
               .doc(
                   "How long a record may take from send to acknowledgement, re-sends included;"
                       + " then it fails with FlexLogTimeoutException (it may still appear, at"
-                      + " most once)."));
+                      + " most once). Records to a color with a retention.ms are re-sent for at"
+                      + " most half of it."));
 
   static final ConfigKey<Duration> REQUEST_TIMEOUT =
       DEF.define(
