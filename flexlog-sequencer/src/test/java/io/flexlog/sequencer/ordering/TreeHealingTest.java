@@ -213,19 +213,7 @@ class TreeHealingTest {
   /** A replica of shard 10 on the leaf; it asks for two SNs of global (role epoch of left: 1). */
   private Pipe replicaAsksForGlobal(Node leaf) {
     Pipe pipe = new Pipe();
-    PeerLink link = leaf.service.onConnected(pipe);
-    ByteBuf hello =
-        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA, new int[] {SHARD});
-    assertThat(leaf.service.onHello(link, hello)).isNull();
-    hello.release();
-    ByteBuf request =
-        OrderRequestDescriptor.encodeHeader(
-            UnpooledByteBufAllocator.DEFAULT, 1, GLOBAL, SHARD, REPLICA, 2);
-    OrderRequestDescriptor.writeToken(request, 5, 1);
-    OrderRequestDescriptor.writeToken(request, 5, 2);
-    assertThat(leaf.service.onOrderRequest(link, request)).isNull();
-    request.release();
-    leaf.endTurn();
+    askForGlobal(leaf, helloFromReplica(leaf, pipe), 2);
     // WELCOME and the catch-up watermarks go; answers of a role here stay.
     pipe.flushed.removeIf(f -> FrameDescriptor.type(f) != MessageType.ORDER_RESPONSE);
     return pipe;
@@ -346,11 +334,7 @@ class TreeHealingTest {
     Node root = new Node(0, 1, BEFORE);
     Node leaf = new Node(1, 1, BEFORE);
     Pipe replica = new Pipe();
-    PeerLink link = leaf.service.onConnected(replica);
-    ByteBuf hello =
-        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA, new int[] {SHARD});
-    assertThat(leaf.service.onHello(link, hello)).isNull();
-    hello.release();
+    PeerLink link = helloFromReplica(leaf, replica);
     askForGlobal(leaf, link, 2);
     Uplink toRoot = orderAtTheFormerParent(root, leaf);
     for (ByteBuf frame : toRoot.pendingDown()) {
@@ -373,21 +357,12 @@ class TreeHealingTest {
   void shouldAnswerALateDuplicateWithTheRolesSnWhenTheParentRoleLeavesTheNode() {
     Node leaf = new Node(1, 1, topology(1, 1, 1));
     Pipe replica = new Pipe();
-    PeerLink link = leaf.service.onConnected(replica);
-    ByteBuf hello =
-        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA, new int[] {SHARD});
-    assertThat(leaf.service.onHello(link, hello)).isNull();
-    hello.release();
+    PeerLink link = helloFromReplica(leaf, replica);
     askForGlobal(leaf, link, 2);
     assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
         .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
 
-    Topology moved = topology(2, 2, 5);
-    Node backup = new Node(2, 3, moved);
-    leaf.service.updateTopology(moved);
-    leaf.endTurn();
-    Uplink toBackup = new Uplink(leaf, 2, backup);
-    leaf.endTurn();
+    Uplink toBackup = moveGlobalToNode2(leaf);
     askForGlobal(leaf, link, 2);
     toBackup.deliverUp();
     for (ByteBuf frame : toBackup.pendingDown()) {
@@ -397,6 +372,27 @@ class TreeHealingTest {
     assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
         .as("the SNs the role gave here, not new ones of the new leader")
         .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
+  }
+
+  /** Global moves to node 2 in role epoch 5; the leaf applies that and connects to node 2. */
+  private Uplink moveGlobalToNode2(Node leaf) {
+    Topology moved = topology(2, 2, 5);
+    Node backup = new Node(2, 3, moved);
+    leaf.service.updateTopology(moved);
+    leaf.endTurn();
+    Uplink toBackup = new Uplink(leaf, 2, backup);
+    leaf.endTurn();
+    return toBackup;
+  }
+
+  /** The replica of shard 10 connects to {@code leaf} over {@code pipe} and says HELLO. */
+  private static PeerLink helloFromReplica(Node leaf, Pipe pipe) {
+    PeerLink link = leaf.service.onConnected(pipe);
+    ByteBuf hello =
+        HelloDescriptor.encode(UnpooledByteBufAllocator.DEFAULT, REPLICA, new int[] {SHARD});
+    assertThat(leaf.service.onHello(link, hello)).isNull();
+    hello.release();
+    return link;
   }
 
   /** The replica asks for tokens (5, 1) to (5, {@code count}) of global on its link to the leaf. */
@@ -478,12 +474,7 @@ class TreeHealingTest {
     assertThat(sns(replica.takeAll(MessageType.ORDER_RESPONSE)))
         .containsExactly(Sn.of(1, 1), Sn.of(1, 2));
 
-    Topology moved = topology(2, 2, 5);
-    Node backup = new Node(2, 3, moved);
-    leaf.service.updateTopology(moved);
-    leaf.endTurn();
-    Uplink toBackup = new Uplink(leaf, 2, backup);
-    leaf.endTurn();
+    Uplink toBackup = moveGlobalToNode2(leaf);
     assertThat(toBackup.up.flushed)
         .extracting(FrameDescriptor::type)
         .as("nothing is asked twice")
