@@ -79,14 +79,7 @@ final class PeeredReplica {
     storage = StorageEngines.open(StorageEngines.MAPPED, data, 8 << 20, 1 << 20, mode());
     points = new SyncPointFile(data, nodeId, mode(), () -> "boot", DurableFiles.REAL);
     registry = new SimpleMeterRegistry();
-    SequencerGateway sequencer =
-        new SequencerGateway() {
-          @Override
-          public void send(OrderRequestBatch batch, int replicaNodeId) {}
-
-          @Override
-          public void flush() {}
-        };
+    SequencerGateway sequencer = NO_SEQUENCER;
     engine =
         new ReplicationEngine(
             nodeId,
@@ -169,6 +162,45 @@ final class PeeredReplica {
 
   /** APPEND of token (session, sequence); the loop does not run. */
   void deliverAppend(long session, int sequence, byte[] payload) {
+    append(engine, client, session, sequence, payload);
+  }
+
+  /**
+   * Hands {@code engine} an ORDER_RESPONSE from {@code sequencerId} giving token (session,
+   * sequence) of shard {@link #SHARD} SN {@code sn} in global; the loop does not run.
+   */
+  static void orderResponse(
+      ReplicationEngine engine, int sequencerId, long session, long sequence, long sn) {
+    ByteBuf response =
+        OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
+    OrderResponseDescriptor.writeEntry(response, session, sequence, sn);
+    try {
+      engine.onOrderResponse(sequencerId, response);
+    } finally {
+      response.release();
+    }
+  }
+
+  /** A sequencer link that sends nothing: the tests deliver the ORDER_RESPONSEs they want. */
+  static final SequencerGateway NO_SEQUENCER =
+      new SequencerGateway() {
+        @Override
+        public void send(OrderRequestBatch batch, int replicaNodeId) {}
+
+        @Override
+        public void flush() {}
+      };
+
+  /**
+   * Hands {@code engine} an APPEND of token (session, sequence) to shard {@link #SHARD} of global
+   * from {@code client}; the loop does not run.
+   */
+  static void append(
+      ReplicationEngine engine,
+      EmbeddedChannel client,
+      long session,
+      long sequence,
+      byte[] payload) {
     ByteBuf frame =
         Unpooled.wrappedBuffer(
             AppendDescriptor.encodeHeader(
@@ -189,14 +221,7 @@ final class PeeredReplica {
 
   /** The ORDER_RESPONSE for token (session, sequence) at {@code sn}, whether or not it came. */
   void order(long session, int sequence, long sn) {
-    ByteBuf response =
-        OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
-    OrderResponseDescriptor.writeEntry(response, session, sequence, sn);
-    try {
-      engine.onOrderResponse(SEQUENCER, response);
-    } finally {
-      response.release();
-    }
+    orderResponse(engine, SEQUENCER, session, sequence, sn);
     run();
   }
 

@@ -201,21 +201,11 @@ class SubscriptionTest {
 
   /** Every complete frame written to {@code channel} so far, reassembled and validated. */
   private static List<Received> drain(EmbeddedChannel channel) {
-    channel.flushOutbound();
-    ByteBuf all = Unpooled.buffer();
-    for (Object part = channel.readOutbound(); part != null; part = channel.readOutbound()) {
-      ByteBuf buf = (ByteBuf) part;
-      all.writeBytes(buf, buf.readerIndex(), buf.readableBytes());
-      buf.release();
-    }
     List<Received> frames = new ArrayList<>();
-    while (all.isReadable()) {
-      int length = all.getInt(all.readerIndex()) + 4;
-      ByteBuf frame = all.readSlice(length);
+    for (ByteBuf frame : PeeredReplica.frames(channel)) {
       Frames.validate(frame);
       frames.add(Received.of(frame));
     }
-    all.release();
     return frames;
   }
 

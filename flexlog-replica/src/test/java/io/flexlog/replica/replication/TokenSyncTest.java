@@ -3,15 +3,10 @@ package io.flexlog.replica.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.model.Color;
-import io.flexlog.core.model.NodeAddress;
-import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
-import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
-import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
-import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.TokenSyncDescriptor;
 import io.flexlog.core.protocol.TokenSyncResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
@@ -21,7 +16,6 @@ import io.flexlog.replica.storage.StorageEngines;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -52,17 +46,6 @@ class TokenSyncTest {
 
   private Replica one;
   private Replica two;
-
-  private static Topology topology() {
-    return new Topology(
-        1,
-        List.of(
-            new NodeAddress(SEQUENCER, NodeAddress.Kind.SEQUENCER, "127.0.0.1", 1),
-            new NodeAddress(1, NodeAddress.Kind.REPLICA, "127.0.0.1", 2),
-            new NodeAddress(2, NodeAddress.Kind.REPLICA, "127.0.0.1", 3)),
-        List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, SEQUENCER)),
-        List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
-  }
 
   /** A replica engine with its client channel, captured order requests and peer frames. */
   private final class Replica {
@@ -101,7 +84,7 @@ class TokenSyncTest {
       engine =
           new ReplicationEngine(
               nodeId,
-              topology(),
+              PeeredReplica.TOPOLOGY,
               storage,
               new ReplicaLimits(1 << 20, Duration.ofSeconds(1), 1000),
               sequencer,
@@ -123,34 +106,12 @@ class TokenSyncTest {
 
     void append(long session, long sequence) {
       byte[] bytes = ("record " + session + "/" + sequence).getBytes(StandardCharsets.UTF_8);
-      ByteBuf frame =
-          Unpooled.wrappedBuffer(
-              AppendDescriptor.encodeHeader(
-                  ByteBufAllocator.DEFAULT,
-                  sequence,
-                  session,
-                  sequence,
-                  GLOBAL,
-                  SHARD,
-                  bytes.length),
-              Unpooled.wrappedBuffer(bytes));
-      try {
-        engine.onAppend(EmbeddedConnections.of(client), frame);
-      } finally {
-        frame.release();
-      }
+      PeeredReplica.append(engine, client, session, sequence, bytes);
       loop.runPendingTasks();
     }
 
     void orderResponse(long session, long sequence, long sn) {
-      ByteBuf frame =
-          OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
-      OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
-      try {
-        engine.onOrderResponse(0, frame);
-      } finally {
-        frame.release();
-      }
+      PeeredReplica.orderResponse(engine, 0, session, sequence, sn);
       loop.runPendingTasks();
     }
 

@@ -75,14 +75,7 @@ class TrimTest {
   private void openEngine() {
     storage =
         StorageEngines.open(StorageEngines.MAPPED, dir, 4 << 20, 1 << 20, DurabilityMode.PROCESS);
-    SequencerGateway gateway =
-        new SequencerGateway() {
-          @Override
-          public void send(OrderRequestBatch batch, int replicaNodeId) {}
-
-          @Override
-          public void flush() {}
-        };
+    SequencerGateway gateway = PeeredReplica.NO_SEQUENCER;
     engine =
         new ReplicationEngine(
             NODE,
