@@ -13,7 +13,6 @@ import io.flexlog.core.protocol.AppendDescriptor;
 import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
-import io.flexlog.core.protocol.OrderResponseDescriptor;
 import io.flexlog.core.protocol.ReadDescriptor;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
@@ -132,14 +131,7 @@ class ReplicationEngineTest {
   }
 
   private void orderResponseFrom(int sequencerId, long session, long sequence, long sn) {
-    ByteBuf frame =
-        OrderResponseDescriptor.encodeHeader(ByteBufAllocator.DEFAULT, GLOBAL, SHARD, 1);
-    OrderResponseDescriptor.writeEntry(frame, session, sequence, sn);
-    try {
-      engine.onOrderResponse(sequencerId, frame);
-    } finally {
-      frame.release();
-    }
+    PeeredReplica.orderResponse(engine, sequencerId, session, sequence, sn);
     loop.runPendingTasks();
   }
 
