@@ -3,6 +3,7 @@ package io.flexlog.client.internals;
 import io.flexlog.core.error.ErrorCode;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.FlexLogTimeoutException;
+import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
 import io.flexlog.core.protocol.AppendBatchAckDescriptor;
 import io.flexlog.core.protocol.AppendBatchDescriptor;
@@ -89,10 +90,10 @@ final class BatchAppends {
       failRemaining(batch, new FlexLogException("shard " + shardId + " is not in the topology"));
       return;
     }
-    metadata
-        .topology()
-        .color(colorId)
-        .ifPresent(color -> batch.limitToRetention(color, deliveryTimeoutNs));
+    Color color = metadata.topology().color(colorId).orElse(null);
+    if (color != null) {
+      batch.limitToRetention(color, deliveryTimeoutNs);
+    }
     pending.put(first, batch);
     send(batch);
   }

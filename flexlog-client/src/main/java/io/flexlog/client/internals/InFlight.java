@@ -32,8 +32,8 @@ abstract class InFlight implements WriteListener {
 
   long deliveryDeadlineNs;
 
-  /** The time the request may retry for: the delivery timeout, or less for a retained color. */
-  long deliveryTimeoutNs;
+  /** How long a request to a retained color may retry when that is below the delivery timeout. */
+  private long retentionHorizonNs;
 
   long attemptDeadlineNs;
   int attempts;
@@ -56,7 +56,6 @@ abstract class InFlight implements WriteListener {
    *     request was made (its delivery deadline)
    */
   final void limitToRetention(Color color, long deliveryTimeoutNs) {
-    this.deliveryTimeoutNs = deliveryTimeoutNs;
     long ms = color.retention().ms();
     if (ms == Retention.KEEP) {
       return;
@@ -64,16 +63,15 @@ abstract class InFlight implements WriteListener {
     long horizonNs = TimeUnit.MILLISECONDS.toNanos(ms) / 2;
     if (horizonNs < deliveryTimeoutNs) {
       deliveryDeadlineNs -= deliveryTimeoutNs - horizonNs;
-      this.deliveryTimeoutNs = horizonNs;
+      retentionHorizonNs = horizonNs;
     }
   }
 
   /** How long the request retried before it failed, for the timeout's message. */
   final String retriedFor(long deliveryTimeoutNs) {
-    long effective = this.deliveryTimeoutNs == 0 ? deliveryTimeoutNs : this.deliveryTimeoutNs;
-    return effective / 1_000_000
-        + " ms"
-        + (effective < deliveryTimeoutNs ? " (half the color's retention.ms)" : "");
+    return retentionHorizonNs == 0
+        ? deliveryTimeoutNs / 1_000_000 + " ms"
+        : retentionHorizonNs / 1_000_000 + " ms (half the color's retention.ms)";
   }
 
   /** Starts an attempt: its request timeout counts from now, and again from each write. */
