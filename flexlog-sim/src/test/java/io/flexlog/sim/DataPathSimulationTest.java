@@ -85,6 +85,7 @@ class DataPathSimulationTest {
     long retentionRuns;
     long retentionTrims;
     long adoptedTrims;
+    long abandoned;
   }
 
   private static Totals runAll(long base, Faults faults) {
@@ -103,6 +104,7 @@ class DataPathSimulationTest {
       totals.retentionRuns += world.retention.enabled() ? 1 : 0;
       totals.retentionTrims += world.retention.decided();
       totals.adoptedTrims += world.retention.adopted();
+      totals.abandoned += world.retention.abandoned();
       steps += world.steps;
     }
     double seconds = (System.nanoTime() - started) / 1e9;
@@ -113,8 +115,8 @@ class DataPathSimulationTest {
         "data-path simulation, %s: %d seeds, %d steps in %.1f s (%.1f seeds/s, %.0f steps/s),"
             + " %d appends and %d atomic groups acknowledged, %d connection losses, %d crashes"
             + " (%d combined sequencer and replica crashes), %d runs with a retention (%d"
-            + " retention trims decided, %d trim points adopted in a fill), every invariant"
-            + " held%n",
+            + " retention trims decided, %d trim points adopted in a fill, %d pending records"
+            + " abandoned), every invariant held%n",
         faults,
         seeds.length,
         steps,
@@ -128,7 +130,8 @@ class DataPathSimulationTest {
         totals.combined,
         totals.retentionRuns,
         totals.retentionTrims,
-        totals.adoptedTrims);
+        totals.adoptedTrims,
+        totals.abandoned);
     return totals;
   }
 

@@ -128,6 +128,7 @@ class FailoverSimulationTest {
     long exhaustedEpochs;
     long exhaustionTakes;
     long lateSameLeaderResponses;
+    long abandoned;
     final Map<Invariant, StringBuilder> broken = new EnumMap<>(Invariant.class);
   }
 
@@ -155,6 +156,7 @@ class FailoverSimulationTest {
       totals.exhaustedEpochs += world.failover.exhaustedEpochs.size();
       totals.exhaustionTakes += world.failover.exhaustionTakes();
       totals.lateSameLeaderResponses += world.failover.lateSameLeaderResponses;
+      totals.abandoned += world.retention.abandoned();
       steps += world.steps;
     }
     double seconds = (System.nanoTime() - started) / 1e9;
@@ -164,7 +166,8 @@ class FailoverSimulationTest {
             + " %d replica faults overlapping a leader failure, %d moves of a parent role (%d to"
             + " a node that only forwards further up); %d seeds with a small counter limit, %d"
             + " of them exhausted %d leased epochs, %d roles taken again for a new epoch, %d"
-            + " order responses of an earlier epoch of the same leader taken after the later one%n",
+            + " order responses of an earlier epoch of the same leader taken after the later one;"
+            + " %d pending records abandoned for retention%n",
         faults,
         seeds.length,
         steps,
@@ -181,7 +184,8 @@ class FailoverSimulationTest {
         totals.exhaustedSeeds,
         totals.exhaustedEpochs,
         totals.exhaustionTakes,
-        totals.lateSameLeaderResponses);
+        totals.lateSameLeaderResponses,
+        totals.abandoned);
     totals.broken.forEach(
         (invariant, seedList) ->
             System.out.printf(

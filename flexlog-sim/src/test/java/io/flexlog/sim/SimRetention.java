@@ -240,6 +240,14 @@ final class SimRetention {
     return (long) sum("flexlog.replica.trims.adopted");
   }
 
+  /**
+   * Pending records the replicas gave up after a token sync because no client sent them for half
+   * the retention (their meter; docs/architecture.md#retention).
+   */
+  long abandoned() {
+    return (long) sum("flexlog.replica.sync.abandoned");
+  }
+
   private double sum(String meter) {
     return world.meters.find(meter).counters().stream().mapToDouble(c -> c.count()).sum();
   }

@@ -105,7 +105,7 @@ final class AppendPath {
       shards.log(shardId, colorId).index.add(sn, address);
       committedTokens.put(session, sequence, sn);
     } else {
-      pending.add(session, sequence, address, shardId, colorId);
+      pending.setRecovered(pending.add(session, sequence, address, shardId, colorId));
     }
   }
 
@@ -129,9 +129,11 @@ final class AppendPath {
       return;
     }
     int slot = pending.find(session, sequence);
+    long now = runtime.nanoTime();
     if (slot != PendingAppends.NONE) {
       duplicateAppends.increment();
       pending.setWaiter(slot, c, requestId);
+      pending.setSeenNs(slot, now);
       return;
     }
     long address = storage.appendPending(shardId, colorId, session, sequence, payload);
@@ -149,13 +151,14 @@ final class AppendPath {
     }
     slot = pending.add(session, sequence, address, shardId, colorId);
     pending.setWaiter(slot, c, requestId);
-    pending.setArrivalNs(slot, runtime.nanoTime());
+    pending.setArrivalNs(slot, now);
+    pending.setSeenNs(slot, now);
     colorMeters.appended(colorId, payload.readableBytes());
     long early = earlyAssignments.remove(session, sequence);
     if (early != Sn.NONE) {
       commit(slot, early);
     } else {
-      order(shardId, colorId, session, sequence);
+      order(slot, shardId, colorId, session, sequence, now);
     }
     requestTurn.run();
   }
@@ -164,12 +167,13 @@ final class AppendPath {
    * Puts a new token into the turn's order request, or, while its log is syncing, holds it for a
    * token sync first: a peer may hold it at an SN this replica missed (docs/architecture.md).
    */
-  private void order(int shardId, int colorId, long session, long sequence) {
+  private void order(int slot, int shardId, int colorId, long session, long sequence, long now) {
     ColorLog log = shards.log(shardId, colorId);
     if (log.syncing()) {
       log.hold(session, sequence);
     } else {
       batch(shardId, colorId).add(session, sequence);
+      pending.setAskedNs(slot, now);
     }
   }
 
@@ -230,11 +234,12 @@ final class AppendPath {
     long session = AppendBatchDescriptor.tokenSession(frame);
     int count = AppendBatchDescriptor.count(frame);
     int at = AppendBatchDescriptor.payloadsStart(frame);
+    long now = runtime.nanoTime();
     outcomes.clear();
     for (int i = 0; i < count; i++) {
       long sequence = AppendBatchDescriptor.tokenSequence(frame, i);
       int length = AppendBatchDescriptor.payloadLength(frame, i);
-      storeBatched(c, requestId, session, sequence, colorId, shardId, frame, at, length);
+      storeBatched(c, requestId, session, sequence, colorId, shardId, frame, at, length, now);
       at += length;
     }
     if (outcomes.count() > 0) {
@@ -252,7 +257,8 @@ final class AppendPath {
       int shardId,
       ByteBuf frame,
       int at,
-      int length) {
+      int length,
+      long now) {
     appends.increment();
     if (length > limits.maxRecordBytes()) {
       outcomes.refused(sequence, ErrorCode.RECORD_TOO_LARGE.code());
@@ -268,6 +274,7 @@ final class AppendPath {
     if (slot != PendingAppends.NONE) {
       duplicateAppends.increment();
       pending.setWaiter(slot, c, requestId, true);
+      pending.setSeenNs(slot, now);
       return;
     }
     long address = storage.appendPending(shardId, colorId, session, sequence, frame, at, length);
@@ -277,11 +284,12 @@ final class AppendPath {
     }
     slot = pending.add(session, sequence, address, shardId, colorId);
     pending.setWaiter(slot, c, requestId, true);
+    pending.setSeenNs(slot, now);
     long early = earlyAssignments.remove(session, sequence);
     if (early != Sn.NONE) {
       commit(slot, early);
     } else {
-      order(shardId, colorId, session, sequence);
+      order(slot, shardId, colorId, session, sequence, now);
     }
   }
 

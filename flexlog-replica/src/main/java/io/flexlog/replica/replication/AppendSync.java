@@ -1,5 +1,6 @@
 package io.flexlog.replica.replication;
 
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.util.TokenLongMap;
 import io.flexlog.core.util.TokenWindow;
@@ -8,6 +9,7 @@ import io.flexlog.replica.storage.LogStorage;
 import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The append path's side of the sync phase (docs/architecture.md#sync-phase): what {@link
@@ -109,13 +111,68 @@ final class AppendSync {
   }
 
   /** Puts the still unassigned ones of the given tokens into the turn's order requests. */
-  void requestUnassigned(int shardId, long[] sessions, long[] sequences, int count) {
+  void requestUnassigned(int shardId, long[] sessions, long[] sequences, int count, long nowNs) {
     for (int i = 0; i < count; i++) {
       int slot = pending.find(sessions[i], sequences[i]);
       if (slot != PendingAppends.NONE && pending.sn(slot) == Sn.NONE) {
         appends.batch(shardId, pending.color(slot)).add(sessions[i], sequences[i]);
+        pending.setAskedNs(slot, nowNs);
       }
     }
+  }
+
+  /**
+   * After a token sync in which no peer had an SN for the given tokens: puts the still unassigned
+   * ones into the turn's order requests, except those a replica must no longer order
+   * (docs/architecture.md#retention, "Abandoned records"). A record of a color with a {@code
+   * retention.ms} that no client sent for half of it may have been ordered and committed elsewhere
+   * and then removed by retention, so that no peer knows its token any more: ordering it again
+   * would give it a second SN. Its client has given up on it (a client retries for at most half the
+   * retention), so the record is abandoned: dead in the log, never ordered.
+   *
+   * <p>Only where no SN for it can still turn up: this process never put the record into an order
+   * request since the shard's current sequencer process welcomed it ({@code welcomedNs}; a new
+   * process or a node that took the role over, never a reconnect to the same process), so every
+   * request it sent for the record went to a process whose answers the round fenced off. A record
+   * recovered from the log is never abandoned: the process before the restart may have asked the
+   * same sequencer process, whose answer could still reach a peer that lacks the record, which
+   * would then wait for it forever.
+   *
+   * @return how many records were abandoned
+   */
+  int requestOrAbandon(
+      int shardId, long[] sessions, long[] sequences, int count, long welcomedNs, long nowNs) {
+    int dropped = 0;
+    for (int i = 0; i < count; i++) {
+      int slot = pending.find(sessions[i], sequences[i]);
+      if (slot == PendingAppends.NONE || pending.sn(slot) != Sn.NONE) {
+        continue;
+      }
+      int colorId = pending.color(slot);
+      if (!pending.recovered(slot)
+          && pending.askedNs(slot) < welcomedNs
+          && mayHaveOutlivedRetention(colorId, pending.seenNs(slot), nowNs)) {
+        storage.abandon(pending.address(slot));
+        pending.remove(slot);
+        dropped++;
+      } else {
+        appends.batch(shardId, colorId).add(sessions[i], sequences[i]);
+        pending.setAskedNs(slot, nowNs);
+      }
+    }
+    if (dropped > 0) {
+      requestTurn.run(); // the turn's flush makes the abandonment durable
+    }
+    return dropped;
+  }
+
+  private boolean mayHaveOutlivedRetention(int colorId, long seenNs, long nowNs) {
+    long retentionMs =
+        shards.topology().color(colorId).map(c -> c.retention().ms()).orElse(Retention.KEEP);
+    if (retentionMs < 0) {
+      return false;
+    }
+    return nowNs - seenNs >= TimeUnit.MILLISECONDS.toNanos(retentionMs) / 2;
   }
 
   /** The tokens of a shard still waiting for their SN. */

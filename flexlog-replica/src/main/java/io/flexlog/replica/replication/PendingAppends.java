@@ -21,6 +21,9 @@ final class PendingAppends {
   private int[] color = new int[64];
   private long[] sn = new long[64];
   private long[] arrivalNs = new long[64];
+  private long[] seenNs = new long[64];
+  private boolean[] recovered = new boolean[64];
+  private long[] askedNs = new long[64];
   private Connection[] waiter = new Connection[64];
   private long[] waiterRequestId = new long[64];
   private boolean[] waiterBatch = new boolean[64];
@@ -45,6 +48,9 @@ final class PendingAppends {
     color[slot] = colorId;
     sn[slot] = Sn.NONE;
     arrivalNs[slot] = 0;
+    seenNs[slot] = 0;
+    recovered[slot] = false;
+    askedNs[slot] = 0;
     waiter[slot] = null;
     slotByToken.put(session, sequence, slot);
     return slot;
@@ -60,6 +66,9 @@ final class PendingAppends {
       color = Arrays.copyOf(color, n);
       sn = Arrays.copyOf(sn, n);
       arrivalNs = Arrays.copyOf(arrivalNs, n);
+      seenNs = Arrays.copyOf(seenNs, n);
+      recovered = Arrays.copyOf(recovered, n);
+      askedNs = Arrays.copyOf(askedNs, n);
       waiter = Arrays.copyOf(waiter, n);
       waiterRequestId = Arrays.copyOf(waiterRequestId, n);
       waiterBatch = Arrays.copyOf(waiterBatch, n);
@@ -120,6 +129,40 @@ final class PendingAppends {
 
   void setArrivalNs(int slot, long nanos) {
     arrivalNs[slot] = nanos;
+  }
+
+  /**
+   * When a client last sent this record ({@link ReplicaRuntime#nanoTime}: its APPEND or a retry,
+   * single or batched), 0 if no client did since this process recovered it. Decides whether a
+   * record no replica has an SN for may still be ordered (docs/architecture.md#retention).
+   */
+  long seenNs(int slot) {
+    return seenNs[slot];
+  }
+
+  void setSeenNs(int slot, long nanos) {
+    seenNs[slot] = nanos;
+  }
+
+  /** True for a record this process found in the log at start (an earlier process stored it). */
+  boolean recovered(int slot) {
+    return recovered[slot];
+  }
+
+  void setRecovered(int slot) {
+    recovered[slot] = true;
+  }
+
+  /**
+   * When this process last put the record into an order request ({@link ReplicaRuntime#nanoTime}),
+   * 0 if it never did.
+   */
+  long askedNs(int slot) {
+    return askedNs[slot];
+  }
+
+  void setAskedNs(int slot, long nanos) {
+    askedNs[slot] = nanos;
   }
 
   long sn(int slot) {

@@ -6,6 +6,7 @@ import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.model.Topology;
 import io.flexlog.replica.storage.LogStorage;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -13,6 +14,7 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2LongHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,8 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   private final RangeSync rangeSync;
   private final Consumer<ColorLog> closedListener;
   private final Trims trims;
+  private final ReplicaRuntime runtime;
+  private final Counter abandoned;
 
   /**
    * Per shard, the tokens it held without an SN when its sequencer link last came up: until each
@@ -47,6 +51,15 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
 
   /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
   private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
+
+  /**
+   * The last incarnation that welcomed this process on each sequencer node, kept while the link is
+   * down, and when it first did ({@link ReplicaRuntime#nanoTime}): order requests sent before then
+   * went to other processes (docs/architecture.md#retention, "Abandoned records").
+   */
+  private final Int2IntHashMap lastWelcomed = new Int2IntHashMap(0);
+
+  private final Long2LongHashMap firstWelcomedNs = new Long2LongHashMap(Long.MIN_VALUE);
 
   SyncPhase(
       ShardLogs shards,
@@ -60,6 +73,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
       MeterRegistry registry) {
     this.shards = shards;
     this.trims = trims;
+    this.runtime = runtime;
     this.appends = appends;
     this.publisher = publisher;
     this.requestTurn = requestTurn;
@@ -96,6 +110,13 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
         .tag("node", node)
         .description("pending tokens given the SN another replica of the shard already had")
         .register(registry);
+    this.abandoned =
+        Counter.builder("flexlog.replica.sync.abandoned")
+            .tag("node", node)
+            .description(
+                "pending records given up after a token sync: no replica had an SN for them and no"
+                    + " client sent them for half their color's retention.ms")
+            .register(registry);
   }
 
   /** The other replicas, for the token sync; without them tokens are re-requested at once. */
@@ -111,6 +132,9 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
    */
   void onLinkUp(int sequencerId, int incarnation) {
     linkIncarnations.put(sequencerId, incarnation);
+    if (lastWelcomed.put(sequencerId, incarnation) != incarnation) {
+      firstWelcomedNs.put(sequencerId, runtime.nanoTime());
+    }
     tokenSync.release();
     tokenSync.cancelRounds(sequencerId);
     for (Shard shard : shards.hosted()) {
@@ -125,7 +149,8 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
       }
       oldTokens.put(shard.id(), tokens);
       if (peerIds.length == 0 || !tokenSync.enabled()) {
-        appends.requestUnassigned(shard.id(), tokens.sessions, tokens.sequences, tokens.count);
+        appends.requestUnassigned(
+            shard.id(), tokens.sessions, tokens.sequences, tokens.count, runtime.nanoTime());
       } else {
         LOG.info(
             "replica {} synchronises {} pending token(s) of shard {} with replica(s) {} before"
@@ -264,7 +289,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     }
     int[] peerIds = peersOf(shards.shard(log.shardId));
     if (peerIds.length == 0 || !tokenSync.enabled()) {
-      appends.requestUnassigned(log.shardId, sessions, sequences, count);
+      appends.requestUnassigned(log.shardId, sessions, sequences, count, runtime.nanoTime());
       // This runs after the turn's order requests went out: another turn sends these, without
       // waiting for some unrelated event to end one.
       requestTurn.run();
@@ -426,7 +451,20 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
 
   @Override
   public void complete(int shardId, long[] sessions, long[] sequences, int count) {
-    appends.requestUnassigned(shardId, sessions, sequences, count);
+    long welcomedNs = firstWelcomedNs.get(shards.sequencerOf(shardId));
+    int abandoned =
+        appends.requestOrAbandon(
+            shardId, sessions, sequences, count, welcomedNs, runtime.nanoTime());
+    if (abandoned > 0) {
+      this.abandoned.increment(abandoned);
+      LOG.warn(
+          "replica {}: shard {}: abandoned {} record(s) that no replica has an SN for and no client"
+              + " sent for half their color's retention.ms or more (ordering them could give a"
+              + " record trimmed elsewhere a second SN; their clients have given up on them)",
+          shards.nodeId(),
+          shardId,
+          abandoned);
+    }
     requestTurn.run();
   }
 }

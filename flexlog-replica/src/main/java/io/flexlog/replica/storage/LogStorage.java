@@ -15,7 +15,7 @@ import java.util.concurrent.Executor;
  * before it asks the sequencer for SNs and before it acknowledges commits. After a crash, {@link
  * #recover} replays exactly the entries whose append was flushed, with the SN if the commit was
  * flushed; a torn entry (partly written, or failing its CRC) is never replayed, nor is a committed
- * entry at or below its color's trim point.
+ * entry at or below its color's trim point, nor an abandoned one.
  *
  * <p><b>Addresses</b> are opaque, only ever increase, and stay valid for {@link #payloadLength},
  * {@link #payload}, {@link #retainedPayload} and {@link #commit} for the entry's whole life, also
@@ -64,6 +64,21 @@ public interface LogStorage extends AutoCloseable {
 
   /** Writes the SN into a pending entry. Durable after the next {@link #flush()}. */
   void commit(long address, long sn);
+
+  /**
+   * The SN an {@link #abandon abandoned} entry is committed at: below every trim point, so the
+   * entry is dead like a trimmed one (never replayed, its space reclaimed).
+   */
+  long ABANDONED_SN = -1L;
+
+  /**
+   * Gives up a pending entry that will never get an SN (docs/architecture.md#retention, "Abandoned
+   * records"): from now on it is dead, as if committed and trimmed. Durable after the next {@link
+   * #flush()}; until then a crash brings it back as pending.
+   */
+  default void abandon(long address) {
+    commit(address, ABANDONED_SN);
+  }
 
   /** Makes every append and commit since the previous flush durable, per {@link #durability()}. */
   void flush();

@@ -3,7 +3,9 @@ package io.flexlog.replica.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Retention;
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.model.Topology;
 import io.flexlog.core.protocol.AppendAckDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
@@ -44,6 +46,12 @@ class TokenSyncTest {
   /** One event loop for both replicas, on a frozen clock that only the test moves. */
   private final EmbeddedChannel loop = new EmbeddedChannel();
 
+  /** The replicas' clock ({@link ReplicaRuntime#nanoTime}), moved by the test. */
+  private long nanos = TimeUnit.SECONDS.toNanos(1);
+
+  /** The topology the replicas start with. */
+  private Topology topology = PeeredReplica.TOPOLOGY;
+
   private Replica one;
   private Replica two;
 
@@ -59,6 +67,7 @@ class TokenSyncTest {
 
     final List<long[]> orderRequests = new ArrayList<>();
     final List<ByteBuf> toPeers = new ArrayList<>();
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
     Replica(int nodeId) {
       this.nodeId = nodeId;
@@ -84,12 +93,12 @@ class TokenSyncTest {
       engine =
           new ReplicationEngine(
               nodeId,
-              PeeredReplica.TOPOLOGY,
+              topology,
               storage,
               new ReplicaLimits(1 << 20, Duration.ofSeconds(1), 1000),
               sequencer,
-              loop.eventLoop(),
-              new SimpleMeterRegistry());
+              new EventExecutorRuntime(loop.eventLoop(), () -> nanos),
+              meters);
       engine.attachPeers(
           new PeerGateway() {
             @Override
@@ -188,6 +197,15 @@ class TokenSyncTest {
       return answers;
     }
 
+    /** Records stored here and still waiting for an SN. */
+    double pending() {
+      return meters.get("flexlog.replica.pending").gauge().value();
+    }
+
+    double abandoned() {
+      return meters.get("flexlog.replica.sync.abandoned").counter().count();
+    }
+
     void close() {
       toPeers.forEach(ByteBuf::release);
       client.finishAndReleaseAll();
@@ -199,12 +217,36 @@ class TokenSyncTest {
   @BeforeEach
   void start() {
     loop.freezeTime();
+    startReplicas();
+  }
+
+  private void startReplicas() {
     one = new Replica(1);
     two = new Replica(2);
     for (Replica replica : List.of(one, two)) {
       replica.welcomedBy(1);
       replica.watermark(OLD);
     }
+  }
+
+  /** Starts both replicas again on a topology whose color keeps records for {@code ms}. */
+  private void retainFor(long ms) {
+    one.close();
+    two.close();
+    Color global = topology.color(GLOBAL).orElseThrow();
+    topology =
+        new Topology(
+            topology.version() + 1,
+            List.copyOf(topology.nodes().values()),
+            List.of(global.withRetention(Retention.KEEP_ALL.withMs(ms))),
+            topology.shards());
+    startReplicas();
+  }
+
+  /** Replica one crashes and starts again on the same log; no order request was answered. */
+  private void restartOne() {
+    one.close();
+    one = new Replica(1);
   }
 
   @AfterEach
@@ -320,5 +362,95 @@ class TokenSyncTest {
     one.sendSyncTo(two);
     one.receiveAnswersOf(two);
     assertThat(one.orderRequests).extracting(t -> t[1]).containsExactly(1L);
+  }
+
+  // ------------------------------------------- records that may have outlived their retention
+
+  @Test
+  void shouldAbandonARecordNoClientSentForHalfItsRetentionWhenNoPeerHasAnSn() {
+    retainFor(400);
+    one.append(7, 1);
+    one.lostSequencer();
+    two.lostSequencer(); // two never received the record: it may have been trimmed there
+    nanos += TimeUnit.MILLISECONDS.toNanos(200);
+    one.orderRequests.clear();
+
+    one.welcomedBy(2);
+    one.sendSyncTo(two);
+    assertThat(one.receiveAnswersOf(two)).containsExactly(List.of(Sn.NONE));
+
+    assertThat(one.orderRequests).as("ordering it could give it a second SN").isEmpty();
+    assertThat(one.pending()).isZero();
+    assertThat(one.abandoned()).isEqualTo(1);
+    restartOne();
+    assertThat(one.pending()).as("recovery does not bring it back").isZero();
+  }
+
+  @Test
+  void shouldOrderARecordAClientSentWithinHalfItsRetention() {
+    retainFor(400);
+    one.append(7, 1);
+    one.lostSequencer();
+    two.lostSequencer();
+    nanos += TimeUnit.MILLISECONDS.toNanos(150);
+    one.append(7, 1); // the client's retry: it has not given up yet
+    nanos += TimeUnit.MILLISECONDS.toNanos(150);
+    one.orderRequests.clear();
+
+    one.welcomedBy(2);
+    one.sendSyncTo(two);
+    one.receiveAnswersOf(two);
+
+    assertThat(one.orderRequests).extracting(t -> t[1]).containsExactly(1L);
+    assertThat(one.abandoned()).isZero();
+  }
+
+  @Test
+  void shouldKeepOrderingARecordAfterAReconnectToTheSameProcess() {
+    retainFor(400);
+    one.append(7, 1);
+    one.lostSequencer(); // its order request may have reached the process, which lives on
+    nanos += TimeUnit.MILLISECONDS.toNanos(300);
+    one.orderRequests.clear();
+
+    one.welcomedBy(1);
+    one.sendSyncTo(two);
+    one.receiveAnswersOf(two);
+
+    assertThat(one.orderRequests)
+        .as("the process may have ordered it already: asking again gets the same SN")
+        .extracting(t -> t[1])
+        .containsExactly(1L);
+    assertThat(one.abandoned()).isZero();
+  }
+
+  @Test
+  void shouldKeepOrderingARecoveredRecordOfARetainedColor() {
+    retainFor(400);
+    one.append(7, 1);
+    restartOne(); // the process before the restart may have asked the same sequencer process
+    nanos += TimeUnit.MILLISECONDS.toNanos(300);
+    two.lostSequencer();
+
+    one.welcomedBy(2);
+    one.sendSyncTo(two);
+    assertThat(one.receiveAnswersOf(two)).containsExactly(List.of(Sn.NONE));
+
+    assertThat(one.orderRequests).extracting(t -> t[1]).containsExactly(1L);
+    assertThat(one.abandoned()).isZero();
+  }
+
+  @Test
+  void shouldOrderARecoveredRecordOfAColorWithoutRetention() {
+    one.append(7, 1);
+    restartOne();
+    two.lostSequencer();
+
+    one.welcomedBy(2);
+    one.sendSyncTo(two);
+    one.receiveAnswersOf(two);
+
+    assertThat(one.orderRequests).extracting(t -> t[1]).containsExactly(1L);
+    assertThat(one.abandoned()).isZero();
   }
 }
