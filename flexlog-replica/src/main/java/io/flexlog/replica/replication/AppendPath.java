@@ -158,7 +158,7 @@ final class AppendPath {
     if (early != Sn.NONE) {
       commit(slot, early);
     } else {
-      order(slot, shardId, colorId, session, sequence, now);
+      order(slot, shardId, colorId, session, sequence);
     }
     requestTurn.run();
   }
@@ -167,13 +167,13 @@ final class AppendPath {
    * Puts a new token into the turn's order request, or, while its log is syncing, holds it for a
    * token sync first: a peer may hold it at an SN this replica missed (docs/architecture.md).
    */
-  private void order(int slot, int shardId, int colorId, long session, long sequence, long now) {
+  private void order(int slot, int shardId, int colorId, long session, long sequence) {
     ColorLog log = shards.log(shardId, colorId);
     if (log.syncing()) {
       log.hold(session, sequence);
     } else {
       batch(shardId, colorId).add(session, sequence);
-      pending.setAskedNs(slot, now);
+      pending.asked(slot, log.orderingSequencer(), log.orderingIncarnation());
     }
   }
 
@@ -289,7 +289,7 @@ final class AppendPath {
     if (early != Sn.NONE) {
       commit(slot, early);
     } else {
-      order(slot, shardId, colorId, session, sequence, now);
+      order(slot, shardId, colorId, session, sequence);
     }
   }
 

@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.agrona.collections.Int2IntHashMap;
 
 /**
  * The append path's side of the sync phase (docs/architecture.md#sync-phase): what {@link
@@ -111,12 +112,14 @@ final class AppendSync {
   }
 
   /** Puts the still unassigned ones of the given tokens into the turn's order requests. */
-  void requestUnassigned(int shardId, long[] sessions, long[] sequences, int count, long nowNs) {
+  void requestUnassigned(int shardId, long[] sessions, long[] sequences, int count) {
+    int sequencerId = shards.sequencerOf(shardId);
+    int incarnation = shards.linkIncarnations().get(sequencerId);
     for (int i = 0; i < count; i++) {
       int slot = pending.find(sessions[i], sequences[i]);
       if (slot != PendingAppends.NONE && pending.sn(slot) == Sn.NONE) {
         appends.batch(shardId, pending.color(slot)).add(sessions[i], sequences[i]);
-        pending.setAskedNs(slot, nowNs);
+        pending.asked(slot, sequencerId, incarnation);
       }
     }
   }
@@ -130,18 +133,24 @@ final class AppendSync {
    * would give it a second SN. Its client has given up on it (a client retries for at most half the
    * retention), so the record is abandoned: dead in the log, never ordered.
    *
-   * <p>Only where no SN for it can still turn up: this process never put the record into an order
-   * request since the shard's current sequencer process welcomed it ({@code welcomedNs}; a new
-   * process or a node that took the role over, never a reconnect to the same process), so every
-   * request it sent for the record went to a process whose answers the round fenced off. A record
-   * recovered from the log is never abandoned: the process before the restart may have asked the
-   * same sequencer process, whose answer could still reach a peer that lacks the record, which
-   * would then wait for it forever.
+   * <p>Only where no SN for it can still turn up, or a peer that received one without the record
+   * would wait for it forever: this process never asked a sequencer for it, or asked exactly one
+   * sequencer process that has since been replaced ({@code lastWelcomed}, per sequencer node, is a
+   * later incarnation). A process that lives on may take the role again (a lease that expired and
+   * came back) and its late answers with it. A record recovered from the log is never abandoned:
+   * the process before the restart may have asked a sequencer process that lives on.
    *
    * @return how many records were abandoned
    */
   int requestOrAbandon(
-      int shardId, long[] sessions, long[] sequences, int count, long welcomedNs, long nowNs) {
+      int shardId,
+      long[] sessions,
+      long[] sequences,
+      int count,
+      Int2IntHashMap lastWelcomed,
+      long nowNs) {
+    int sequencerId = shards.sequencerOf(shardId);
+    int incarnation = shards.linkIncarnations().get(sequencerId);
     int dropped = 0;
     for (int i = 0; i < count; i++) {
       int slot = pending.find(sessions[i], sequences[i]);
@@ -150,20 +159,28 @@ final class AppendSync {
       }
       int colorId = pending.color(slot);
       if (!pending.recovered(slot)
-          && pending.askedNs(slot) < welcomedNs
+          && noAnswerCanCome(slot, lastWelcomed)
           && mayHaveOutlivedRetention(colorId, pending.seenNs(slot), nowNs)) {
         storage.abandon(pending.address(slot));
         pending.remove(slot);
         dropped++;
       } else {
         appends.batch(shardId, colorId).add(sessions[i], sequences[i]);
-        pending.setAskedNs(slot, nowNs);
+        pending.asked(slot, sequencerId, incarnation);
       }
     }
     if (dropped > 0) {
       requestTurn.run(); // the turn's flush makes the abandonment durable
     }
     return dropped;
+  }
+
+  private boolean noAnswerCanCome(int slot, Int2IntHashMap lastWelcomed) {
+    int asked = pending.askedSequencer(slot);
+    if (asked == PendingAppends.NOT_ASKED) {
+      return true;
+    }
+    return asked >= 0 && lastWelcomed.get(asked) != pending.askedIncarnation(slot);
   }
 
   private boolean mayHaveOutlivedRetention(int colorId, long seenNs, long nowNs) {

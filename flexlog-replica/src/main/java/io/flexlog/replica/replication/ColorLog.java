@@ -297,6 +297,23 @@ final class ColorLog {
     return limit;
   }
 
+  // The sequencer process (node, incarnation) of the last watermark: where order requests go.
+  private int orderingSequencer = -1;
+  private int orderingIncarnation;
+
+  void orderingProcess(int sequencerId, int incarnation) {
+    orderingSequencer = sequencerId;
+    orderingIncarnation = incarnation;
+  }
+
+  int orderingSequencer() {
+    return orderingSequencer;
+  }
+
+  int orderingIncarnation() {
+    return orderingIncarnation;
+  }
+
   // New tokens held while syncing, ordered once the log is synchronised.
   private long[] heldSessions = new long[0];
   private long[] heldSequences = new long[0];

@@ -13,6 +13,12 @@ import java.util.Arrays;
 final class PendingAppends {
   static final int NONE = -1;
 
+  /** {@link #askedSequencer}: never put into an order request by this process. */
+  static final int NOT_ASKED = -1;
+
+  /** {@link #askedSequencer}: put into order requests for more than one sequencer process. */
+  static final int ASKED_SEVERAL = -2;
+
   private final TokenLongMap slotByToken = new TokenLongMap(1024, NONE);
   private long[] tokenSession = new long[64];
   private long[] tokenSequence = new long[64];
@@ -23,7 +29,8 @@ final class PendingAppends {
   private long[] arrivalNs = new long[64];
   private long[] seenNs = new long[64];
   private boolean[] recovered = new boolean[64];
-  private long[] askedNs = new long[64];
+  private int[] askedSequencer = new int[64];
+  private int[] askedIncarnation = new int[64];
   private Connection[] waiter = new Connection[64];
   private long[] waiterRequestId = new long[64];
   private boolean[] waiterBatch = new boolean[64];
@@ -50,7 +57,7 @@ final class PendingAppends {
     arrivalNs[slot] = 0;
     seenNs[slot] = 0;
     recovered[slot] = false;
-    askedNs[slot] = 0;
+    askedSequencer[slot] = NOT_ASKED;
     waiter[slot] = null;
     slotByToken.put(session, sequence, slot);
     return slot;
@@ -68,7 +75,8 @@ final class PendingAppends {
       arrivalNs = Arrays.copyOf(arrivalNs, n);
       seenNs = Arrays.copyOf(seenNs, n);
       recovered = Arrays.copyOf(recovered, n);
-      askedNs = Arrays.copyOf(askedNs, n);
+      askedSequencer = Arrays.copyOf(askedSequencer, n);
+      askedIncarnation = Arrays.copyOf(askedIncarnation, n);
       waiter = Arrays.copyOf(waiter, n);
       waiterRequestId = Arrays.copyOf(waiterRequestId, n);
       waiterBatch = Arrays.copyOf(waiterBatch, n);
@@ -154,15 +162,29 @@ final class PendingAppends {
   }
 
   /**
-   * When this process last put the record into an order request ({@link ReplicaRuntime#nanoTime}),
-   * 0 if it never did.
+   * The sequencer node this process put the record into an order request for, {@link #NOT_ASKED} if
+   * it never did, {@link #ASKED_SEVERAL} if it asked more than one sequencer process.
    */
-  long askedNs(int slot) {
-    return askedNs[slot];
+  int askedSequencer(int slot) {
+    return askedSequencer[slot];
   }
 
-  void setAskedNs(int slot, long nanos) {
-    askedNs[slot] = nanos;
+  /** The incarnation of the one sequencer process asked (see {@link #askedSequencer}). */
+  int askedIncarnation(int slot) {
+    return askedIncarnation[slot];
+  }
+
+  /** Notes an order request for the record to sequencer process {@code (node, incarnation)}. */
+  void asked(int slot, int sequencerId, int incarnation) {
+    int before = askedSequencer[slot];
+    if (sequencerId < 0) {
+      askedSequencer[slot] = ASKED_SEVERAL; // unknown: counts as any process
+    } else if (before == NOT_ASKED) {
+      askedSequencer[slot] = sequencerId;
+      askedIncarnation[slot] = incarnation;
+    } else if (before != sequencerId || askedIncarnation[slot] != incarnation) {
+      askedSequencer[slot] = ASKED_SEVERAL;
+    }
   }
 
   long sn(int slot) {

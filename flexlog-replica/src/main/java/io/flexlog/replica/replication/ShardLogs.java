@@ -5,6 +5,7 @@ import io.flexlog.core.model.Topology;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -28,6 +29,10 @@ final class ShardLogs {
   private final Int2ObjectHashMap<Shard> hostedShards = new Int2ObjectHashMap<>();
   private final Long2ObjectHashMap<ColorLog> logs = new Long2ObjectHashMap<>();
   private final List<ColorLog> logList = new ArrayList<>();
+
+  /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
+  private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
+
   private MarkListener marks = log -> {};
 
   ShardLogs(int nodeId, Topology topology) {
@@ -155,9 +160,16 @@ final class ShardLogs {
     for (Shard shard : hostedShards.values()) {
       if (topology.isInSubtree(shard.colorId(), colorId)
           && sequencerOf(shard.id()) == sequencerId) {
-        log(shard.id(), colorId).onWatermark(watermark);
+        ColorLog log = log(shard.id(), colorId);
+        log.onWatermark(watermark);
+        log.orderingProcess(sequencerId, linkIncarnations.get(sequencerId));
       }
     }
+  }
+
+  /** The incarnations of the welcomed sequencer links, kept by the sync phase. */
+  Int2IntHashMap linkIncarnations() {
+    return linkIncarnations;
   }
 
   /**

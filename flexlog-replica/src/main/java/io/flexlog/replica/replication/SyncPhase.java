@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.Long2LongHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,17 +48,15 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
   private final Int2ObjectHashMap<AppendSync.UnassignedTokens> oldTokens =
       new Int2ObjectHashMap<>();
 
-  /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
-  private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
+  /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet); in ShardLogs. */
+  private final Int2IntHashMap linkIncarnations;
 
   /**
    * The last incarnation that welcomed this process on each sequencer node, kept while the link is
-   * down, and when it first did ({@link ReplicaRuntime#nanoTime}): order requests sent before then
-   * went to other processes (docs/architecture.md#retention, "Abandoned records").
+   * down: a process asked before a later one welcomed this replica is gone
+   * (docs/architecture.md#retention, "Abandoned records").
    */
   private final Int2IntHashMap lastWelcomed = new Int2IntHashMap(0);
-
-  private final Long2LongHashMap firstWelcomedNs = new Long2LongHashMap(Long.MIN_VALUE);
 
   SyncPhase(
       ShardLogs shards,
@@ -74,6 +71,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     this.shards = shards;
     this.trims = trims;
     this.runtime = runtime;
+    this.linkIncarnations = shards.linkIncarnations();
     this.appends = appends;
     this.publisher = publisher;
     this.requestTurn = requestTurn;
@@ -132,9 +130,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
    */
   void onLinkUp(int sequencerId, int incarnation) {
     linkIncarnations.put(sequencerId, incarnation);
-    if (lastWelcomed.put(sequencerId, incarnation) != incarnation) {
-      firstWelcomedNs.put(sequencerId, runtime.nanoTime());
-    }
+    lastWelcomed.put(sequencerId, incarnation);
     tokenSync.release();
     tokenSync.cancelRounds(sequencerId);
     for (Shard shard : shards.hosted()) {
@@ -149,8 +145,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
       }
       oldTokens.put(shard.id(), tokens);
       if (peerIds.length == 0 || !tokenSync.enabled()) {
-        appends.requestUnassigned(
-            shard.id(), tokens.sessions, tokens.sequences, tokens.count, runtime.nanoTime());
+        appends.requestUnassigned(shard.id(), tokens.sessions, tokens.sequences, tokens.count);
       } else {
         LOG.info(
             "replica {} synchronises {} pending token(s) of shard {} with replica(s) {} before"
@@ -289,7 +284,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
     }
     int[] peerIds = peersOf(shards.shard(log.shardId));
     if (peerIds.length == 0 || !tokenSync.enabled()) {
-      appends.requestUnassigned(log.shardId, sessions, sequences, count, runtime.nanoTime());
+      appends.requestUnassigned(log.shardId, sessions, sequences, count);
       // This runs after the turn's order requests went out: another turn sends these, without
       // waiting for some unrelated event to end one.
       requestTurn.run();
@@ -451,10 +446,9 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
 
   @Override
   public void complete(int shardId, long[] sessions, long[] sequences, int count) {
-    long welcomedNs = firstWelcomedNs.get(shards.sequencerOf(shardId));
     int abandoned =
         appends.requestOrAbandon(
-            shardId, sessions, sequences, count, welcomedNs, runtime.nanoTime());
+            shardId, sessions, sequences, count, lastWelcomed, runtime.nanoTime());
     if (abandoned > 0) {
       this.abandoned.increment(abandoned);
       LOG.warn(
