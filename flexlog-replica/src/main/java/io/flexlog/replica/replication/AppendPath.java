@@ -305,7 +305,7 @@ final class AppendPath {
       }
     } else if (committedTokens.get(session, sequence) == Sn.NONE) {
       earlyAssignments.put(session, sequence, sn);
-      shards.log(shardId, colorId).awaitRecord(sn);
+      shards.log(shardId, colorId).awaitRecord(sn, runtime.nanoTime());
     }
   }
 

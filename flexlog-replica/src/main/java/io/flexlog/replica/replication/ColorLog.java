@@ -156,13 +156,23 @@ final class ColorLog {
     return markSns[(int) (mark - markBase)];
   }
 
-  void awaitRecord(long sn) {
-    awaiting.add(sn);
+  void awaitRecord(long sn, long nowNs) {
+    awaiting.add(sn, nowNs);
   }
 
   /** The smallest SN assigned to this shard whose record has not arrived, or 0 if none. */
   long firstAwaiting() {
     return awaiting.first();
+  }
+
+  /** Since when the smallest awaited SN is awaited ({@link ReplicaRuntime#nanoTime}). */
+  long firstAwaitingSince() {
+    return awaiting.firstSince();
+  }
+
+  /** See {@link AwaitedSns#overdueThrough}. */
+  long overdueThrough(long deadlineNs, int maxScan) {
+    return awaiting.overdueThrough(deadlineNs, maxScan);
   }
 
   boolean awaits(long sn) {
@@ -172,7 +182,6 @@ final class ColorLog {
   /** The awaited SN a sync-phase fill watches, and since when (see {@code RangeSync}). */
   long fillSn;
 
-  long fillSinceNs;
   boolean filling;
 
   /**

@@ -162,9 +162,12 @@ final class RangeSync {
   }
 
   /**
-   * Fetches, from the peers, the record of the smallest SN the log has been waiting for for {@link
-   * #FILL_AFTER_MS} (assigned here, record never received); any peer that committed it answers.
-   * Called for every log at the end of each turn.
+   * Fetches, from the peers, the records of the SNs the log has been waiting for for {@link
+   * #FILL_AFTER_MS} (assigned here, record never received); any peer that committed them answers.
+   * One fill covers the run of overdue SNs from the smallest on (at most {@link #MAX_RECORDS} of
+   * them), and once the smallest is here the next fill starts at once if the next SN is overdue
+   * too: a client that died in the middle of a batch leaves a run of awaited SNs, which would
+   * otherwise cost {@link #FILL_AFTER_MS} each. Called for every log at the end of each turn.
    */
   void fillIfStuck(ColorLog log) {
     long first = log.firstAwaiting();
@@ -173,16 +176,20 @@ final class RangeSync {
       return;
     }
     long now = runtime.nanoTime();
+    long fillAfter = TimeUnit.MILLISECONDS.toNanos(FILL_AFTER_MS);
+    long dueIn = log.firstAwaitingSince() + fillAfter - now;
     if (log.fillSn != first) {
       log.fillSn = first;
-      log.fillSinceNs = now;
-      // Look again when the record is overdue, even if nothing else ends a turn meanwhile.
-      runtime.schedule(host::requestTurn, TimeUnit.MILLISECONDS.toNanos(FILL_AFTER_MS));
+      if (dueIn > 0) {
+        // Look again when the record is overdue, even if nothing else ends a turn meanwhile.
+        runtime.schedule(host::requestTurn, dueIn);
+        return;
+      }
+    }
+    if (log.filling || dueIn > 0) {
       return;
     }
-    if (log.filling || now - log.fillSinceNs < TimeUnit.MILLISECONDS.toNanos(FILL_AFTER_MS)) {
-      return;
-    }
+    long through = Math.max(first, log.overdueThrough(now - fillAfter, MAX_RECORDS));
     int sequencerId = host.sequencerOf(log.shardId);
     int[] peerIds = host.peersOf(log.shardId);
     if (peerIds.length == 0) {
@@ -190,7 +197,7 @@ final class RangeSync {
     }
     Fetch fetch =
         new Fetch(
-            log, sequencerId, host.linkIncarnation(sequencerId), first - 1, first, peerIds, true);
+            log, sequencerId, host.linkIncarnation(sequencerId), first - 1, through, peerIds, true);
     log.filling = true;
     fetches.add(fetch);
     fills++;
@@ -294,12 +301,15 @@ final class RangeSync {
       return;
     }
     byRequest.remove(requestId);
-    if (fetch.fill && SyncEntriesDescriptor.trimPoint(frame) >= fetch.through) {
+    if (fetch.fill && SyncEntriesDescriptor.trimPoint(frame) >= fetch.firstAwaited()) {
       // The peer committed the record and trimmed it since: it is gone, and awaiting it would stop
-      // this log for ever. The fill ends at the turn's end, once the SN is no longer awaited.
+      // this log for ever. The fill ends at the turn's end, once the SN is no longer awaited; the
+      // records of the run above the peer's trim point, if any, are in this answer.
       host.trimmedByPeer(
-          fetch.log, SyncEntriesDescriptor.trimPoint(frame), fetch.peerIds[peer], fetch.through);
-      return;
+          fetch.log,
+          SyncEntriesDescriptor.trimPoint(frame),
+          fetch.peerIds[peer],
+          fetch.firstAwaited());
     }
     int flags = SyncEntriesDescriptor.flags(frame);
     boolean settled = (flags & SyncEntriesDescriptor.SETTLED) != 0;
@@ -354,7 +364,7 @@ final class RangeSync {
     for (int i = fetches.size() - 1; i >= 0; i--) {
       Fetch fetch = fetches.get(i);
       if (fetch.fill) {
-        if (!fetch.log.awaits(fetch.through)) {
+        if (!fetch.log.awaits(fetch.firstAwaited())) {
           drop(fetch);
         }
         continue;
@@ -430,7 +440,7 @@ final class RangeSync {
 
     final boolean[] done;
 
-    /** Fetches one awaited record (see {@link RangeSync#fillIfStuck}), not a blind range. */
+    /** Fetches awaited records (see {@link RangeSync#fillIfStuck}), not a blind range. */
     final boolean fill;
 
     boolean cancelled;
@@ -461,6 +471,11 @@ final class RangeSync {
       this.requestIds = new long[peerIds.length];
       this.previousRequestIds = new long[peerIds.length];
       this.done = new boolean[peerIds.length];
+    }
+
+    /** A fill's smallest awaited SN: the fill is over once it is here. */
+    long firstAwaited() {
+      return from + 1;
     }
 
     int peerIndex(int nodeId) {

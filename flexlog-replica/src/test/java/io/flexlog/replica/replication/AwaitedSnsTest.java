@@ -49,7 +49,7 @@ class AwaitedSnsTest {
         if (op < 4) {
           // mostly at the top, sometimes below it
           sn = random.nextInt(4) == 0 ? 1 + random.nextInt((int) top) : ++top;
-          set.add(sn);
+          set.add(sn, sinceOf(sn));
           if (model.add(sn)) {
             present.add(sn);
           }
@@ -71,6 +71,22 @@ class AwaitedSnsTest {
         assertEquals(model.size(), set.size(), "seed " + seed + " step " + step);
         assertEquals(
             model.isEmpty() ? 0L : model.first(), set.first(), "seed " + seed + " step " + step);
+        assertEquals(
+            model.isEmpty() ? 0L : sinceOf(model.first()),
+            set.firstSince(),
+            "each SN keeps its time: seed " + seed + " step " + step);
+        if (!model.isEmpty()) {
+          // the run from the smallest SN of those awaited since an even time or earlier
+          long deadline = sinceOf(model.first()) + 2 * random.nextInt(3);
+          long through = 0;
+          for (long awaited : model) {
+            if (sinceOf(awaited) > deadline) {
+              break;
+            }
+            through = awaited;
+          }
+          assertEquals(through, set.overdueThrough(deadline, Integer.MAX_VALUE));
+        }
       }
       for (long sn : model) {
         assertTrue(set.contains(sn), "seed " + seed + " missing " + sn);
@@ -89,7 +105,7 @@ class AwaitedSnsTest {
       for (int step = 0; step < 3_000; step++) {
         if (random.nextInt(8) > 0) {
           long sn = random.nextInt(3) == 0 ? 1 + random.nextInt((int) top) : ++top;
-          set.add(sn);
+          set.add(sn, sinceOf(sn));
           model.add(sn);
         } else {
           long through = random.nextInt((int) top + 5);
@@ -101,6 +117,22 @@ class AwaitedSnsTest {
         assertEquals(model.size(), set.size(), "seed " + seed + " step " + step);
         assertEquals(
             model.isEmpty() ? 0L : model.first(), set.first(), "seed " + seed + " step " + step);
+        assertEquals(
+            model.isEmpty() ? 0L : sinceOf(model.first()),
+            set.firstSince(),
+            "each SN keeps its time: seed " + seed + " step " + step);
+        if (!model.isEmpty()) {
+          // the run from the smallest SN of those awaited since an even time or earlier
+          long deadline = sinceOf(model.first()) + 2 * random.nextInt(3);
+          long through = 0;
+          for (long awaited : model) {
+            if (sinceOf(awaited) > deadline) {
+              break;
+            }
+            through = awaited;
+          }
+          assertEquals(through, set.overdueThrough(deadline, Integer.MAX_VALUE));
+        }
       }
       for (long sn : model) {
         assertTrue(set.contains(sn), "seed " + seed + " missing " + sn);
@@ -131,5 +163,10 @@ class AwaitedSnsTest {
     assertEquals(10, set.first());
     assertEquals(990, set.size());
     assertTrue(set.contains(999));
+  }
+
+  /** The time the randomized test gives an SN: not monotonic in the SN, so runs end early. */
+  private static long sinceOf(long sn) {
+    return (sn * 7919) % 5;
   }
 }
