@@ -68,25 +68,7 @@ class AwaitedSnsTest {
           sn = 1 + random.nextInt((int) top + 10);
           assertEquals(model.contains(sn), set.contains(sn), "seed " + seed + " step " + step);
         }
-        assertEquals(model.size(), set.size(), "seed " + seed + " step " + step);
-        assertEquals(
-            model.isEmpty() ? 0L : model.first(), set.first(), "seed " + seed + " step " + step);
-        assertEquals(
-            model.isEmpty() ? 0L : sinceOf(model.first()),
-            set.firstSince(),
-            "each SN keeps its time: seed " + seed + " step " + step);
-        if (!model.isEmpty()) {
-          // the run from the smallest SN of those awaited since an even time or earlier
-          long deadline = sinceOf(model.first()) + 2 * random.nextInt(3);
-          long through = 0;
-          for (long awaited : model) {
-            if (sinceOf(awaited) > deadline) {
-              break;
-            }
-            through = awaited;
-          }
-          assertEquals(through, set.overdueThrough(deadline, Integer.MAX_VALUE));
-        }
+        assertMatches(model, set, random, "seed " + seed + " step " + step);
       }
       for (long sn : model) {
         assertTrue(set.contains(sn), "seed " + seed + " missing " + sn);
@@ -114,25 +96,7 @@ class AwaitedSnsTest {
           below.clear();
           assertEquals(expected, set.removeThrough(through), "seed " + seed + " step " + step);
         }
-        assertEquals(model.size(), set.size(), "seed " + seed + " step " + step);
-        assertEquals(
-            model.isEmpty() ? 0L : model.first(), set.first(), "seed " + seed + " step " + step);
-        assertEquals(
-            model.isEmpty() ? 0L : sinceOf(model.first()),
-            set.firstSince(),
-            "each SN keeps its time: seed " + seed + " step " + step);
-        if (!model.isEmpty()) {
-          // the run from the smallest SN of those awaited since an even time or earlier
-          long deadline = sinceOf(model.first()) + 2 * random.nextInt(3);
-          long through = 0;
-          for (long awaited : model) {
-            if (sinceOf(awaited) > deadline) {
-              break;
-            }
-            through = awaited;
-          }
-          assertEquals(through, set.overdueThrough(deadline, Integer.MAX_VALUE));
-        }
+        assertMatches(model, set, random, "seed " + seed + " step " + step);
       }
       for (long sn : model) {
         assertTrue(set.contains(sn), "seed " + seed + " missing " + sn);
@@ -168,5 +132,28 @@ class AwaitedSnsTest {
   /** The time the randomized test gives an SN: not monotonic in the SN, so runs end early. */
   private static long sinceOf(long sn) {
     return (sn * 7919) % 5;
+  }
+
+  /** Size, smallest SN, its time, and the run of overdue SNs for a random deadline. */
+  private static void assertMatches(
+      TreeSet<Long> model, AwaitedSns set, Random random, String where) {
+    assertEquals(model.size(), set.size(), where);
+    assertEquals(model.isEmpty() ? 0L : model.first(), set.first(), where);
+    assertEquals(
+        model.isEmpty() ? 0L : sinceOf(model.first()),
+        set.firstSince(),
+        "each SN keeps its time: " + where);
+    if (!model.isEmpty()) {
+      // the run from the smallest SN of those awaited since an even time or earlier
+      long deadline = sinceOf(model.first()) + 2 * random.nextInt(3);
+      long through = 0;
+      for (long awaited : model) {
+        if (sinceOf(awaited) > deadline) {
+          break;
+        }
+        through = awaited;
+      }
+      assertEquals(through, set.overdueThrough(deadline, Integer.MAX_VALUE), where);
+    }
   }
 }
