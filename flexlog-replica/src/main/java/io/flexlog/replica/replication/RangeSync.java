@@ -4,7 +4,6 @@ import io.flexlog.core.protocol.SyncEntriesDescriptor;
 import io.flexlog.replica.storage.LogStorage;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -89,8 +88,8 @@ final class RangeSync {
   private final ReplicaRuntime runtime;
   private final ReplicaPublisher publisher;
   private PeerGateway peers;
-  private final List<Fetch> fetches = new ArrayList<>();
-  private final Long2ObjectHashMap<Fetch> byRequest = new Long2ObjectHashMap<>();
+  private final List<SyncFetch> fetches = new ArrayList<>();
+  private final Long2ObjectHashMap<SyncFetch> byRequest = new Long2ObjectHashMap<>();
   private final List<Asked> asked = new ArrayList<>();
   private long nextRequestId = REQUEST_ID_BASE;
   private long started;
@@ -146,8 +145,8 @@ final class RangeSync {
       return;
     }
     int[] peerIds = peers == null ? new int[0] : host.peersOf(log.shardId);
-    Fetch fetch =
-        new Fetch(
+    SyncFetch fetch =
+        new SyncFetch(
             log, sequencerId, incarnation, log.firstBlindFrom(), log.lastBlindTo(), peerIds, false);
     log.fetching = true;
     fetches.add(fetch);
@@ -195,8 +194,8 @@ final class RangeSync {
     if (peerIds.length == 0) {
       return;
     }
-    Fetch fetch =
-        new Fetch(
+    SyncFetch fetch =
+        new SyncFetch(
             log, sequencerId, host.linkIncarnation(sequencerId), first - 1, through, peerIds, true);
     log.filling = true;
     fetches.add(fetch);
@@ -208,27 +207,27 @@ final class RangeSync {
     scheduleRetry(fetch);
   }
 
-  /** The link to a sequencer broke: the fetches of its shards are void. */
   /** Ends the fetches of one shard (its role moved; they restart against the new leader). */
   void cancelShard(int shardId) {
     for (int i = fetches.size() - 1; i >= 0; i--) {
-      Fetch fetch = fetches.get(i);
+      SyncFetch fetch = fetches.get(i);
       if (fetch.log.shardId == shardId) {
         drop(fetch);
       }
     }
   }
 
+  /** The link to a sequencer broke: the fetches of its shards are void. */
   void cancel(int sequencerId) {
     for (int i = fetches.size() - 1; i >= 0; i--) {
-      Fetch fetch = fetches.get(i);
+      SyncFetch fetch = fetches.get(i);
       if (fetch.sequencerId == sequencerId) {
         drop(fetch);
       }
     }
   }
 
-  private void drop(Fetch fetch) {
+  private void drop(SyncFetch fetch) {
     fetches.remove(fetch);
     if (fetch.fill) {
       fetch.log.filling = false;
@@ -247,7 +246,7 @@ final class RangeSync {
     }
   }
 
-  private void send(Fetch fetch, int peer) {
+  private void send(SyncFetch fetch, int peer) {
     // The request sent before this one stays answerable: on a slow link its answer arrives after
     // the retry, and a fetch that only took the newest answer would never complete.
     byRequest.remove(fetch.previousRequestIds[peer]);
@@ -267,7 +266,7 @@ final class RangeSync {
         fetch.through);
   }
 
-  private void scheduleRetry(Fetch fetch) {
+  private void scheduleRetry(SyncFetch fetch) {
     fetch.retry =
         runtime.schedule(
             () -> {
@@ -291,7 +290,7 @@ final class RangeSync {
 
   /** SYNC_ENTRIES from a peer. */
   void onEntries(long requestId, ByteBuf frame) {
-    Fetch fetch = byRequest.get(requestId);
+    SyncFetch fetch = byRequest.get(requestId);
     if (fetch == null) {
       return; // an answer to a request sent again since, or to a void fetch
     }
@@ -362,7 +361,7 @@ final class RangeSync {
     }
     asked.clear();
     for (int i = fetches.size() - 1; i >= 0; i--) {
-      Fetch fetch = fetches.get(i);
+      SyncFetch fetch = fetches.get(i);
       if (fetch.fill) {
         if (!fetch.log.awaits(fetch.firstAwaited())) {
           drop(fetch);
@@ -424,78 +423,6 @@ final class RangeSync {
   }
 
   // ---------------------------------------------------------------- state
-
-  private static final class Fetch {
-    final ColorLog log;
-    final int sequencerId;
-    final int incarnation;
-    final long from;
-    final long through;
-    final int[] peerIds;
-    final long[] cursors;
-    final long[] requestIds;
-
-    /** The request each peer was sent before its current one, still answerable. */
-    final long[] previousRequestIds;
-
-    final boolean[] done;
-
-    /** Fetches awaited records (see {@link RangeSync#fillIfStuck}), not a blind range. */
-    final boolean fill;
-
-    boolean cancelled;
-    ReplicaRuntime.Timer retry;
-
-    /** Records and payload bytes received for this fetch. */
-    long records;
-
-    long bytes;
-
-    Fetch(
-        ColorLog log,
-        int sequencerId,
-        int incarnation,
-        long from,
-        long through,
-        int[] peerIds,
-        boolean fill) {
-      this.fill = fill;
-      this.log = log;
-      this.sequencerId = sequencerId;
-      this.incarnation = incarnation;
-      this.from = from;
-      this.through = through;
-      this.peerIds = peerIds;
-      this.cursors = new long[peerIds.length];
-      Arrays.fill(cursors, from);
-      this.requestIds = new long[peerIds.length];
-      this.previousRequestIds = new long[peerIds.length];
-      this.done = new boolean[peerIds.length];
-    }
-
-    /** A fill's smallest awaited SN: the fill is over once it is here. */
-    long firstAwaited() {
-      return from + 1;
-    }
-
-    int peerIndex(int nodeId) {
-      for (int i = 0; i < peerIds.length; i++) {
-        if (peerIds[i] == nodeId) {
-          return i;
-        }
-      }
-      return -1;
-    }
-
-    boolean complete() {
-      for (boolean d : done) {
-        if (!d) {
-          return false;
-        }
-      }
-      return true;
-    }
-  }
 
   private record Asked(
       Connection connection,

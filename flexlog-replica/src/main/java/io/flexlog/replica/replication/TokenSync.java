@@ -135,7 +135,6 @@ final class TokenSync {
     peers.flush();
   }
 
-  /** The link to a sequencer came up again or broke: its earlier rounds are void. */
   /** Ends the rounds of one shard (its role moved; they restart against the new leader). */
   void cancelRoundsOf(int shardId) {
     rounds
@@ -150,6 +149,7 @@ final class TokenSync {
             });
   }
 
+  /** The link to a sequencer came up again or broke: its earlier rounds are void. */
   void cancelRounds(int sequencerId) {
     rounds
         .values()
