@@ -8,7 +8,6 @@ import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,12 +32,8 @@ class FillAfterPeerTrimTest {
 
   @BeforeEach
   void start() {
-    one = new PeeredReplica(dir, 1);
-    two = new PeeredReplica(dir, 2);
-    for (PeeredReplica replica : List.of(one, two)) {
-      replica.welcomedBy(1);
-      replica.watermark(E1);
-    }
+    one = PeeredReplica.welcomed(dir, 1, E1);
+    two = PeeredReplica.welcomed(dir, 2, E1);
     two.commit(SESSION, 1, 5, E1, PAYLOAD);
     two.watermark(E1 + 5);
     // One gets the APPENDs of tokens 1, 3, 4 and 5, and every ORDER_RESPONSE: E1 + 2 is awaited.

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flexlog.core.model.Sn;
 import io.flexlog.core.protocol.ReadResponseDescriptor;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,12 +30,8 @@ class FillRunTest {
 
   @BeforeEach
   void start() {
-    one = new PeeredReplica(dir, 1);
-    two = new PeeredReplica(dir, 2);
-    for (PeeredReplica replica : List.of(one, two)) {
-      replica.welcomedBy(1);
-      replica.watermark(E1);
-    }
+    one = PeeredReplica.welcomed(dir, 1, E1);
+    two = PeeredReplica.welcomed(dir, 2, E1);
     two.commit(SESSION, 1, RECORDS, E1, PAYLOAD);
     two.watermark(E1 + RECORDS);
     // One gets the first APPEND only, and every ORDER_RESPONSE: E1 + 2 .. E1 + RECORDS await.

@@ -66,6 +66,17 @@ final class PeeredReplica {
           List.of(new Color(GLOBAL, Color.GLOBAL, Color.NO_PARENT, SEQUENCER)),
           List.of(new Shard(SHARD, GLOBAL, List.of(1, 2))));
 
+  /**
+   * Replica node 1 or 2 of {@link #TOPOLOGY}, welcomed by sequencer incarnation 1 and past its
+   * first watermark {@code watermark}: ready to order.
+   */
+  static PeeredReplica welcomed(Path dir, int nodeId, long watermark) {
+    PeeredReplica replica = new PeeredReplica(dir, nodeId);
+    replica.welcomedBy(1);
+    replica.watermark(watermark);
+    return replica;
+  }
+
   /** Replica node 1 or 2 of {@link #TOPOLOGY}, its data under {@code dir}. */
   PeeredReplica(Path dir, int nodeId) {
     this.nodeId = nodeId;
