@@ -32,4 +32,14 @@ public interface AdminRoute {
       return false;
     }
   }
+
+  /**
+   * The admin address of another node that this node knows leads the metadata quorum now, answered
+   * without waiting; empty when it knows none (an election) or holds the metadata alone. Sent to
+   * the watchers whose streams this node ends, so that they go to the leader at once instead of
+   * trying the quorum's nodes in turn, one of which may be cut off.
+   */
+  default Optional<HostPort> otherLeaderNow() {
+    return Optional.empty();
+  }
 }

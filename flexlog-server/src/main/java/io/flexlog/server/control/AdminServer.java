@@ -15,13 +15,21 @@ import org.slf4j.LoggerFactory;
  * The admin gRPC endpoint of a node holding the cluster metadata (each metadata quorum node):
  * serves {@link AdminService} on a dedicated port (plaintext; bind it to a trusted interface such
  * as 127.0.0.1). Every {@value #STREAM_CHECK_MS} ms a thread ends the topology streams of a node
- * that no longer leads the metadata quorum ({@link AdminService#endStreamsUnlessLeading}).
+ * that no longer leads the metadata quorum ({@link AdminService#endStreamsUnlessLeading}); every
+ * {@value #HEARTBEAT_MS} ms another one sends the streams of the leader their heartbeat ({@link
+ * AdminService#heartbeatStreams}).
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
 
   /** How often a node checks that it still leads the streams it serves. */
   static final long STREAM_CHECK_MS = 200;
+
+  /**
+   * How often the leader repeats each topology stream's latest version; a watcher that hears
+   * nothing for {@link TopologyWatcher#SILENT_STREAM_MS} watches another admin service.
+   */
+  static final long HEARTBEAT_MS = 500;
 
   private final Server server;
   private final String host;
@@ -71,8 +79,11 @@ public final class AdminServer implements AutoCloseable {
           "cannot bind the admin service to " + host + ":" + port + ": " + e.getMessage(), e);
     }
     LOG.info("admin service listening on {}:{}", host, server.getPort());
+    // Two threads: a heartbeat never waits behind an end of the streams, which waits for a
+    // topology being published.
     ScheduledExecutorService streamCheck =
-        Executors.newSingleThreadScheduledExecutor(
+        Executors.newScheduledThreadPool(
+            2,
             r -> {
               Thread t = new Thread(r, "flexlog-admin-streams-" + port);
               t.setDaemon(true);
@@ -88,6 +99,17 @@ public final class AdminServer implements AutoCloseable {
         },
         STREAM_CHECK_MS,
         STREAM_CHECK_MS,
+        TimeUnit.MILLISECONDS);
+    streamCheck.scheduleWithFixedDelay(
+        () -> {
+          try {
+            service.heartbeatStreams();
+          } catch (RuntimeException e) {
+            LOG.warn("sending the topology streams their heartbeat failed", e);
+          }
+        },
+        HEARTBEAT_MS,
+        HEARTBEAT_MS,
         TimeUnit.MILLISECONDS);
     return new AdminServer(server, host, forwarder, streamCheck);
   }

@@ -269,23 +269,28 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
    * hand-off, an election, or cut off from the majority, which makes Ratis step its leader down). A
    * follower's copy of the metadata stops at what it has applied, and one cut off from the majority
    * applies nothing more, so its watchers would never learn of a failover; ended with UNAVAILABLE,
-   * they subscribe again at another admin service, which sends them to the leader
-   * (docs/architecture.md#metadata-quorum). Called periodically by {@link AdminServer}.
+   * they subscribe again at the leader this node knows (trailer {@link #LEADER_KEY}), or else at
+   * another admin service, which sends them to the leader (docs/architecture.md#metadata-quorum).
+   * Called periodically by {@link AdminServer}.
    */
   void endStreamsUnlessLeading() {
     if (streams.isEmpty() || route.servesStreamsNow()) {
       return;
     }
+    Optional<HostPort> leader = route.otherLeaderNow();
     int ended =
         controller.endWatches(
             watch -> {
               ServerCallStreamObserver<io.flexlog.admin.v1.Topology> stream = streams.remove(watch);
               if (stream != null && !stream.isCancelled()) {
+                Metadata trailers = new Metadata();
+                leader.ifPresent(l -> trailers.put(LEADER_KEY, l.toString()));
                 stream.onError(
                     Status.UNAVAILABLE
                         .withDescription(
-                            "this node no longer leads the metadata quorum; watch its leader")
-                        .asRuntimeException());
+                            "this node no longer leads the metadata quorum; watch its leader"
+                                + leader.map(l -> " at " + l).orElse(""))
+                        .asRuntimeException(trailers));
               }
             });
     if (ended > 0) {
@@ -293,6 +298,18 @@ public final class AdminService extends FlexLogAdminGrpc.FlexLogAdminImplBase {
           "no longer the metadata quorum's leader: ended {} topology stream(s), whose nodes watch"
               + " the leader next",
           ended);
+    }
+  }
+
+  /**
+   * Sends every topology stream this node serves its latest version again while this node leads the
+   * metadata quorum: the heartbeat by which a watcher tells a silent stream (its admin service cut
+   * off by the network, which ends nothing it can see) from a quiet one
+   * (docs/architecture.md#metadata-quorum). Called periodically by {@link AdminServer}.
+   */
+  void heartbeatStreams() {
+    if (!streams.isEmpty() && route.servesStreamsNow()) {
+      controller.heartbeatWatches();
     }
   }
 

@@ -47,15 +47,22 @@ public final class ClusterController {
     void apply(Topology topology) throws Exception;
   }
 
-  /** A registered watcher; {@link #cancel} it when its stream ends. */
+  /**
+   * A registered watcher; {@link #cancel} it when its stream ends. Calls to its sink (deliveries,
+   * heartbeats, the end of its stream) hold its lock, so they never overlap.
+   */
   public final class Watch {
     private final int nodeId;
     private final Consumer<Topology> sink;
     private volatile boolean cancelled;
 
-    private Watch(int nodeId, Consumer<Topology> sink) {
+    /** The latest version this watch was given or already had: what a heartbeat repeats. */
+    private Topology latest;
+
+    private Watch(int nodeId, Consumer<Topology> sink, Topology known) {
       this.nodeId = nodeId;
       this.sink = sink;
+      this.latest = known;
     }
 
     public void cancel() {
@@ -63,7 +70,27 @@ public final class ClusterController {
       watches.remove(this);
     }
 
-    private void deliver(Topology topology) {
+    private synchronized void deliver(Topology topology) {
+      latest = topology;
+      send(topology);
+    }
+
+    /**
+     * Sends the latest version this watch was given again, so that a watcher whose stream went
+     * silent (its admin service cut off by the network) can tell
+     * (docs/architecture.md#metadata-quorum, "Topology streams"). Never a version still being
+     * published to the sequencers first.
+     */
+    private synchronized void heartbeat() {
+      send(latest);
+    }
+
+    private synchronized void end(Consumer<Watch> end) {
+      cancel();
+      end.accept(this);
+    }
+
+    private void send(Topology topology) {
       if (cancelled) {
         return;
       }
@@ -151,7 +178,7 @@ public final class ClusterController {
    * @param nodeId the watching node, or -1 for an observer that is not a node
    */
   public synchronized Watch watch(int nodeId, long knownVersion, Consumer<Topology> sink) {
-    Watch watch = new Watch(nodeId, sink);
+    Watch watch = new Watch(nodeId, sink, topology);
     watches.add(watch);
     if (topology.version() > knownVersion) {
       watch.deliver(topology);
@@ -160,16 +187,26 @@ public final class ClusterController {
   }
 
   /**
-   * Ends every watch: cancels it and hands it to {@code end}, which closes its stream. Runs under
-   * the lock that deliveries hold, so {@code end} never overlaps a delivery to the same watch.
+   * Sends every watch the latest version it was given once more: the heartbeat of the topology
+   * streams (a watcher ignores versions it has). Does not wait for a publication in progress, and
+   * never sends a version before the sequencers were given it.
+   */
+  public void heartbeatWatches() {
+    for (Watch watch : watches) {
+      watch.heartbeat();
+    }
+  }
+
+  /**
+   * Ends every watch: cancels it and hands it to {@code end}, which closes its stream. Holds the
+   * locks that deliveries and heartbeats hold, so {@code end} never overlaps either on one watch.
    *
    * @return how many watches ended
    */
   public synchronized int endWatches(Consumer<Watch> end) {
     int ended = 0;
     for (Watch watch : watches) {
-      watch.cancel();
-      end.accept(watch);
+      watch.end(end);
       ended++;
     }
     return ended;

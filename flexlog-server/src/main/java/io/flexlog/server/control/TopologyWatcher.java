@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * copy) and acknowledges it, so that AddColor can wait for the node. When the stream breaks (the
  * root restarts, the network fails) it subscribes again after a backoff of {@value #MIN_BACKOFF_MS}
  * ms doubling to {@value #MAX_BACKOFF_MS} ms, asking only for versions newer than the one it
- * applied.
+ * applied. The leader repeats each stream's latest version every {@link AdminServer#HEARTBEAT_MS}
+ * ms; a stream silent for {@value #SILENT_STREAM_MS} ms is cancelled and the next admin service
+ * watched, since a network that cuts the admin service off ends nothing this side can see
+ * (docs/architecture.md#metadata-quorum, "Topology streams").
  *
  * <p>Threading: the applier runs on a gRPC executor thread, one version at a time, in version
  * order; {@link #close} may be called from any thread.
@@ -38,6 +41,9 @@ public final class TopologyWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TopologyWatcher.class);
   static final long MIN_BACKOFF_MS = 50;
   static final long MAX_BACKOFF_MS = 1000;
+
+  /** Four heartbeats missed: the stream, or the connection it waits for, is given up. */
+  static final long SILENT_STREAM_MS = 4 * AdminServer.HEARTBEAT_MS;
 
   /** Applies a newer topology to the node; a failure is logged and the version retried later. */
   @FunctionalInterface
@@ -55,6 +61,8 @@ public final class TopologyWatcher implements AutoCloseable {
   private final Backoff backoff = Backoff.doublingMs(MIN_BACKOFF_MS, MAX_BACKOFF_MS);
   private volatile long appliedVersion;
   private ClientCallStreamObserver<WatchTopologyRequest> call;
+  private boolean streaming;
+  private volatile long heardNs;
   private boolean connectedOnce;
   private boolean lostLogged;
   private boolean closed;
@@ -95,6 +103,8 @@ public final class TopologyWatcher implements AutoCloseable {
       List<HostPort> admins, int nodeId, long knownVersion, Applier applier) {
     TopologyWatcher watcher = new TopologyWatcher(admins, nodeId, knownVersion, applier);
     watcher.subscribe();
+    watcher.scheduler.scheduleWithFixedDelay(
+        watcher::cancelIfSilent, SILENT_STREAM_MS / 4, SILENT_STREAM_MS / 4, TimeUnit.MILLISECONDS);
     return watcher;
   }
 
@@ -120,12 +130,15 @@ public final class TopologyWatcher implements AutoCloseable {
     if (closed) {
       return;
     }
+    streaming = true;
+    heardNs = System.nanoTime();
     stub.watchTopology(
         WatchTopologyRequest.newBuilder().setNodeId(nodeId).setKnownVersion(appliedVersion).build(),
         new Observer());
   }
 
   private synchronized void resubscribeLater(Throwable cause) {
+    streaming = false;
     if (closed) {
       return;
     }
@@ -136,16 +149,18 @@ public final class TopologyWatcher implements AutoCloseable {
       scheduler.schedule(this::subscribe, MIN_BACKOFF_MS, TimeUnit.MILLISECONDS);
       return;
     }
+    HostPort lost = admin;
     if (admins.size() > 1) {
       use(admins.get((admins.indexOf(admin) + 1) % admins.size()));
     }
     if (!lostLogged) {
       lostLogged = true;
       LOG.warn(
-          "node {}: topology stream from admin {} {}; retrying",
+          "node {}: topology stream from admin {} {}; watching admin {} next",
           nodeId,
-          admin,
-          cause == null ? "ended" : "failed: " + cause.getMessage());
+          lost,
+          cause == null ? "ended" : "failed: " + cause.getMessage(),
+          admin);
     }
     long delay = backoff.nextDelayMs();
     ManagedChannel channel = channels.get(admin);
@@ -156,6 +171,26 @@ public final class TopologyWatcher implements AutoCloseable {
         },
         delay,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Cancels the stream when nothing came for {@link #SILENT_STREAM_MS}: its admin service, or the
+   * network to it, is gone without a word. The cancellation ends the stream like an error, and the
+   * next admin service is watched.
+   */
+  private void cancelIfSilent() {
+    ClientCallStreamObserver<WatchTopologyRequest> silent;
+    synchronized (this) {
+      if (closed
+          || !streaming
+          || call == null
+          || System.nanoTime() - heardNs < TimeUnit.MILLISECONDS.toNanos(SILENT_STREAM_MS)) {
+        return;
+      }
+      silent = call;
+      streaming = false;
+    }
+    silent.cancel("no heartbeat for " + SILENT_STREAM_MS + " ms", null);
   }
 
   private static HostPort leaderHint(Throwable cause) {
@@ -176,7 +211,11 @@ public final class TopologyWatcher implements AutoCloseable {
   }
 
   private void onTopology(io.flexlog.admin.v1.Topology message) {
+    heardNs = System.nanoTime();
     onConnected();
+    if (message.getVersion() <= appliedVersion) {
+      return; // a heartbeat, or a version applied before
+    }
     Topology topology;
     try {
       topology = TopologyProtos.fromProto(message);

@@ -232,6 +232,120 @@ class AdminServiceGrpcTest {
     assertThat(controller.watchCount(10)).isZero();
   }
 
+  /**
+   * A node that stops leading and knows the new leader names it to the watchers whose streams it
+   * ends: they go there at once, not to the next admin service in their list, which may be cut off
+   * (a silent one here).
+   */
+  @Test
+  void shouldSendTheWatchersOfItsEndedStreamsToTheLeaderItKnows() throws Exception {
+    Path leaderDir = dir.resolve("leader");
+    java.nio.file.Files.createDirectories(leaderDir);
+    MetadataStore leaderStore = new MetadataStore(leaderDir);
+    leaderStore.write(controller.topology());
+    ClusterController leaderController =
+        new ClusterController(controller.topology(), leaderStore, Duration.ofSeconds(5));
+    AdminServer leaderServer = AdminServer.start("127.0.0.1", 0, leaderController);
+    resources.add(leaderServer);
+    HostPort leader = HostPort.parse("leader", leaderServer.hostPort());
+    java.util.concurrent.atomic.AtomicBoolean leads =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    AdminRoute route =
+        new AdminRoute() {
+          @Override
+          public java.util.Optional<HostPort> leaderAdmin() {
+            return leads.get() ? java.util.Optional.empty() : java.util.Optional.of(leader);
+          }
+
+          @Override
+          public java.util.Optional<HostPort> otherLeaderNow() {
+            return leaderAdmin();
+          }
+        };
+    server.close();
+    server = AdminServer.start("127.0.0.1", 0, controller, route, Duration.ofSeconds(5));
+    java.util.concurrent.atomic.AtomicInteger silentCalls =
+        new java.util.concurrent.atomic.AtomicInteger();
+    HostPort former = HostPort.parse("admin", server.hostPort());
+    TopologyWatcher watcher =
+        TopologyWatcher.start(List.of(former, silentAdmin(silentCalls), leader), 10, 1, t -> {});
+    resources.add(watcher);
+    awaitWatching(10);
+
+    leads.set(false);
+    leaderController.addColor(spec("after-the-hand-off"));
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (watcher.appliedVersion() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(watcher.appliedVersion()).as("the version the leader committed").isEqualTo(2);
+    assertThat(watcher.admin()).isEqualTo(leader);
+    assertThat(silentCalls.get()).as("streams opened at the silent admin service").isZero();
+  }
+
+  /**
+   * An admin service the network cut off looks, from the watcher's side, like a stream that never
+   * says anything: here one that accepts WatchTopology and never answers. The watcher gives it up
+   * after {@link TopologyWatcher#SILENT_STREAM_MS} and watches the next admin service.
+   */
+  @Test
+  void shouldWatchTheNextAdminServiceWhenItsStreamFallsSilent() throws Exception {
+    HostPort silent = silentAdmin(new java.util.concurrent.atomic.AtomicInteger());
+    HostPort live = HostPort.parse("admin", server.hostPort());
+    List<Long> applied = new CopyOnWriteArrayList<>();
+    TopologyWatcher watcher =
+        TopologyWatcher.start(List.of(silent, live), 10, 1, t -> applied.add(t.version()));
+    resources.add(watcher);
+
+    awaitWatching(10);
+    assertThat(watcher.admin()).isEqualTo(live);
+    controller.addColor(spec("after-the-silence"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (watcher.appliedVersion() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(applied).containsExactly(2L);
+  }
+
+  /** A stream that has nothing new to say is kept: the leader's heartbeats keep it alive. */
+  @Test
+  void shouldKeepAQuietStreamWhileTheLeaderSendsHeartbeats() throws Exception {
+    HostPort live = HostPort.parse("admin", server.hostPort());
+    java.util.concurrent.atomic.AtomicInteger elsewhere =
+        new java.util.concurrent.atomic.AtomicInteger();
+    TopologyWatcher watcher =
+        TopologyWatcher.start(List.of(live, silentAdmin(elsewhere)), 10, 1, t -> {});
+    resources.add(watcher);
+    awaitWatching(10);
+
+    Thread.sleep(3 * TopologyWatcher.SILENT_STREAM_MS);
+
+    assertThat(elsewhere.get()).as("streams opened at the next admin service").isZero();
+    assertThat(watcher.admin()).as("the admin service watched").isEqualTo(live);
+    assertThat(controller.watchCount(10)).isEqualTo(1);
+  }
+
+  /** An admin service that takes WatchTopology calls, counts them and never answers them. */
+  private HostPort silentAdmin(java.util.concurrent.atomic.AtomicInteger calls) throws Exception {
+    io.grpc.Server silent =
+        io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder.forAddress(
+                new java.net.InetSocketAddress("127.0.0.1", 0))
+            .addService(
+                new FlexLogAdminGrpc.FlexLogAdminImplBase() {
+                  @Override
+                  public void watchTopology(
+                      io.flexlog.admin.v1.WatchTopologyRequest request,
+                      io.grpc.stub.StreamObserver<io.flexlog.admin.v1.Topology> response) {
+                    calls.incrementAndGet();
+                  }
+                })
+            .build()
+            .start();
+    resources.add(() -> silent.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+    return HostPort.parse("silent", "127.0.0.1:" + silent.getPort());
+  }
+
   private static ColorSpec spec(String name) {
     return new ColorSpec(name, "global", 1, 3, null);
   }

@@ -276,6 +276,53 @@ class ClusterControllerTest {
   }
 
   @Test
+  void shouldRepeatEachWatchsLatestVersionAsAHeartbeatButNotOneStillGoingToTheSequencers()
+      throws Exception {
+    ClusterController controller = controller(3);
+    List<Long> sequencer = new CopyOnWriteArrayList<>();
+    List<Long> replica = new CopyOnWriteArrayList<>();
+    List<Long> upToDate = new CopyOnWriteArrayList<>();
+    // Sequencer node 1 takes versions but acknowledges only when the test says so.
+    controller.watch(1, 1, t -> sequencer.add(t.version()));
+    controller.watch(10, 0, t -> replica.add(t.version()));
+    controller.watch(11, 1, t -> upToDate.add(t.version()));
+    assertThat(replica).containsExactly(1L);
+    assertThat(upToDate).isEmpty();
+
+    controller.heartbeatWatches();
+    assertThat(replica).containsExactly(1L, 1L);
+    assertThat(upToDate).as("a watch that knew the version is reminded of it").containsExactly(1L);
+    assertThat(sequencer).containsExactly(1L);
+
+    Thread adding =
+        new Thread(
+            () -> {
+              try {
+                controller.addColor(new ColorSpec("a", "global", 1, 3, null));
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    adding.start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (sequencer.size() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(sequencer).containsExactly(1L, 2L);
+    // Version 2 waits for sequencer 1's acknowledgement; meanwhile the heartbeat neither waits for
+    // the publication nor hands version 2 to a replica node.
+    controller.heartbeatWatches();
+    assertThat(replica).containsExactly(1L, 1L, 1L);
+    assertThat(sequencer).containsExactly(1L, 2L, 2L);
+
+    controller.acknowledge(1, 2);
+    adding.join(5_000);
+    controller.heartbeatWatches();
+    assertThat(replica).containsExactly(1L, 1L, 1L, 2L, 2L);
+    assertThat(upToDate).containsExactly(1L, 1L, 2L, 2L);
+  }
+
+  @Test
   void shouldDropAWatcherWhoseSinkFails() throws Exception {
     ClusterController controller = controller(3);
     List<Long> delivered = new ArrayList<>();
