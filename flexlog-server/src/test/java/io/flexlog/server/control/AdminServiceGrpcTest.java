@@ -193,42 +193,20 @@ class AdminServiceGrpcTest {
 
   @Test
   void shouldEndItsStreamsWhenItStopsLeadingSoThatTheirNodesWatchTheLeader() throws Exception {
-    // A second admin service with its own copy of the metadata: the quorum's new leader.
-    Path leaderDir = dir.resolve("leader");
-    java.nio.file.Files.createDirectories(leaderDir);
-    MetadataStore leaderStore = new MetadataStore(leaderDir);
-    leaderStore.write(controller.topology());
-    ClusterController leaderController =
-        new ClusterController(controller.topology(), leaderStore, Duration.ofSeconds(5));
-    AdminServer leaderServer = AdminServer.start("127.0.0.1", 0, leaderController);
-    resources.add(leaderServer);
-    HostPort leader = HostPort.parse("leader", leaderServer.hostPort());
+    SecondAdmin leader = secondAdmin();
     java.util.concurrent.atomic.AtomicBoolean leads =
         new java.util.concurrent.atomic.AtomicBoolean(true);
-    server.close();
-    server =
-        AdminServer.start(
-            "127.0.0.1",
-            0,
-            controller,
-            () -> leads.get() ? java.util.Optional.empty() : java.util.Optional.of(leader),
-            Duration.ofSeconds(5));
-    HostPort former = HostPort.parse("admin", server.hostPort());
-    TopologyWatcher watcher = TopologyWatcher.start(List.of(former, leader), 10, 1, t -> {});
-    resources.add(watcher);
-    awaitWatching(10);
+    HostPort former =
+        restartServer(() -> leads.get() ? java.util.Optional.empty() : leader.optional());
+    TopologyWatcher watcher = watching(List.of(former, leader.address()));
 
     // This node stops leading and, like one cut off from the quorum, applies nothing more; the
     // leader commits a new version.
     leads.set(false);
-    leaderController.addColor(spec("after-the-hand-off"));
+    leader.controller().addColor(spec("after-the-hand-off"));
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (watcher.appliedVersion() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertThat(watcher.appliedVersion()).as("the version the leader committed").isEqualTo(2);
-    assertThat(watcher.admin()).isEqualTo(leader);
+    awaitApplied(watcher, 2);
+    assertThat(watcher.admin()).isEqualTo(leader.address());
     assertThat(controller.watchCount(10)).isZero();
   }
 
@@ -239,48 +217,31 @@ class AdminServiceGrpcTest {
    */
   @Test
   void shouldSendTheWatchersOfItsEndedStreamsToTheLeaderItKnows() throws Exception {
-    Path leaderDir = dir.resolve("leader");
-    java.nio.file.Files.createDirectories(leaderDir);
-    MetadataStore leaderStore = new MetadataStore(leaderDir);
-    leaderStore.write(controller.topology());
-    ClusterController leaderController =
-        new ClusterController(controller.topology(), leaderStore, Duration.ofSeconds(5));
-    AdminServer leaderServer = AdminServer.start("127.0.0.1", 0, leaderController);
-    resources.add(leaderServer);
-    HostPort leader = HostPort.parse("leader", leaderServer.hostPort());
+    SecondAdmin leader = secondAdmin();
     java.util.concurrent.atomic.AtomicBoolean leads =
         new java.util.concurrent.atomic.AtomicBoolean(true);
-    AdminRoute route =
-        new AdminRoute() {
-          @Override
-          public java.util.Optional<HostPort> leaderAdmin() {
-            return leads.get() ? java.util.Optional.empty() : java.util.Optional.of(leader);
-          }
+    HostPort former =
+        restartServer(
+            new AdminRoute() {
+              @Override
+              public java.util.Optional<HostPort> leaderAdmin() {
+                return leads.get() ? java.util.Optional.empty() : leader.optional();
+              }
 
-          @Override
-          public java.util.Optional<HostPort> otherLeaderNow() {
-            return leaderAdmin();
-          }
-        };
-    server.close();
-    server = AdminServer.start("127.0.0.1", 0, controller, route, Duration.ofSeconds(5));
+              @Override
+              public java.util.Optional<HostPort> otherLeaderNow() {
+                return leaderAdmin();
+              }
+            });
     java.util.concurrent.atomic.AtomicInteger silentCalls =
         new java.util.concurrent.atomic.AtomicInteger();
-    HostPort former = HostPort.parse("admin", server.hostPort());
-    TopologyWatcher watcher =
-        TopologyWatcher.start(List.of(former, silentAdmin(silentCalls), leader), 10, 1, t -> {});
-    resources.add(watcher);
-    awaitWatching(10);
+    TopologyWatcher watcher = watching(List.of(former, silentAdmin(silentCalls), leader.address()));
 
     leads.set(false);
-    leaderController.addColor(spec("after-the-hand-off"));
+    leader.controller().addColor(spec("after-the-hand-off"));
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (watcher.appliedVersion() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertThat(watcher.appliedVersion()).as("the version the leader committed").isEqualTo(2);
-    assertThat(watcher.admin()).isEqualTo(leader);
+    awaitApplied(watcher, 2);
+    assertThat(watcher.admin()).isEqualTo(leader.address());
     assertThat(silentCalls.get()).as("streams opened at the silent admin service").isZero();
   }
 
@@ -301,10 +262,7 @@ class AdminServiceGrpcTest {
     awaitWatching(10);
     assertThat(watcher.admin()).isEqualTo(live);
     controller.addColor(spec("after-the-silence"));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (watcher.appliedVersion() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    awaitApplied(watcher, 2);
     assertThat(applied).containsExactly(2L);
   }
 
@@ -314,16 +272,55 @@ class AdminServiceGrpcTest {
     HostPort live = HostPort.parse("admin", server.hostPort());
     java.util.concurrent.atomic.AtomicInteger elsewhere =
         new java.util.concurrent.atomic.AtomicInteger();
-    TopologyWatcher watcher =
-        TopologyWatcher.start(List.of(live, silentAdmin(elsewhere)), 10, 1, t -> {});
-    resources.add(watcher);
-    awaitWatching(10);
+    TopologyWatcher watcher = watching(List.of(live, silentAdmin(elsewhere)));
 
     Thread.sleep(3 * TopologyWatcher.SILENT_STREAM_MS);
 
     assertThat(elsewhere.get()).as("streams opened at the next admin service").isZero();
     assertThat(watcher.admin()).as("the admin service watched").isEqualTo(live);
     assertThat(controller.watchCount(10)).isEqualTo(1);
+  }
+
+  /** A second admin service with its own copy of the metadata: the quorum's new leader. */
+  private record SecondAdmin(ClusterController controller, HostPort address) {
+    java.util.Optional<HostPort> optional() {
+      return java.util.Optional.of(address);
+    }
+  }
+
+  private SecondAdmin secondAdmin() throws Exception {
+    Path leaderDir = dir.resolve("leader");
+    java.nio.file.Files.createDirectories(leaderDir);
+    MetadataStore leaderStore = new MetadataStore(leaderDir);
+    leaderStore.write(controller.topology());
+    ClusterController leaderController =
+        new ClusterController(controller.topology(), leaderStore, Duration.ofSeconds(5));
+    AdminServer leaderServer = AdminServer.start("127.0.0.1", 0, leaderController);
+    resources.add(leaderServer);
+    return new SecondAdmin(leaderController, HostPort.parse("leader", leaderServer.hostPort()));
+  }
+
+  /** Restarts this test's admin service as a quorum node routed by {@code route}. */
+  private HostPort restartServer(AdminRoute route) throws Exception {
+    server.close();
+    server = AdminServer.start("127.0.0.1", 0, controller, route, Duration.ofSeconds(5));
+    return HostPort.parse("admin", server.hostPort());
+  }
+
+  /** A watcher of node 10 over {@code admins}, once its first stream reached the server. */
+  private TopologyWatcher watching(List<HostPort> admins) throws InterruptedException {
+    TopologyWatcher watcher = TopologyWatcher.start(admins, 10, 1, t -> {});
+    resources.add(watcher);
+    awaitWatching(10);
+    return watcher;
+  }
+
+  private static void awaitApplied(TopologyWatcher watcher, long version) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (watcher.appliedVersion() < version && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(watcher.appliedVersion()).as("the version the leader committed").isEqualTo(version);
   }
 
   /** An admin service that takes WatchTopology calls, counts them and never answers them. */
