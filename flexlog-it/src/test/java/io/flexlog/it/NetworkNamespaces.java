@@ -220,7 +220,20 @@ final class NetworkNamespaces implements AutoCloseable {
       } catch (IOException e) {
         // Gone already.
       }
+      killProcessesIn(nsName);
       run("ip", "netns", "del", nsName);
+    }
+  }
+
+  /**
+   * Kills what still runs in {@code ns}: the nodes of a test JVM that was killed outlive it, and
+   * deleting their namespace would leave them running, unreachable, taking CPU from later tests.
+   */
+  private static void killProcessesIn(String ns) throws IOException {
+    for (String pid : run("ip", "netns", "pids", ns).trim().split("\\s+")) {
+      if (!pid.isEmpty()) {
+        ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+      }
     }
   }
 
