@@ -45,7 +45,10 @@ public final class TopologyWatcher implements AutoCloseable {
   /** Four heartbeats missed: the stream, or the connection it waits for, is given up. */
   static final long SILENT_STREAM_MS = 4 * AdminServer.HEARTBEAT_MS;
 
-  /** Applies a newer topology to the node; a failure is logged and the version retried later. */
+  /**
+   * Applies a newer topology to the node; a failure is logged (once per version) and the version
+   * tried again when the leader repeats it, at the next heartbeat.
+   */
   @FunctionalInterface
   public interface Applier {
     void apply(Topology topology) throws Exception;
@@ -63,6 +66,7 @@ public final class TopologyWatcher implements AutoCloseable {
   private ClientCallStreamObserver<WatchTopologyRequest> call;
   private boolean streaming;
   private volatile long heardNs;
+  private long failedVersion = -1;
   private boolean connectedOnce;
   private boolean lostLogged;
   private boolean closed;
@@ -220,7 +224,14 @@ public final class TopologyWatcher implements AutoCloseable {
     try {
       topology = TopologyProtos.fromProto(message);
     } catch (RuntimeException e) {
-      LOG.error("node {}: admin {} sent an invalid topology: {}", nodeId, admin, e.getMessage());
+      if (firstFailure(message.getVersion())) {
+        LOG.error(
+            "node {}: admin {} sent an invalid topology version {}: {}",
+            nodeId,
+            admin,
+            message.getVersion(),
+            e.getMessage());
+      }
       return;
     }
     if (topology.version() <= appliedVersion) {
@@ -232,7 +243,14 @@ public final class TopologyWatcher implements AutoCloseable {
       Thread.currentThread().interrupt();
       return;
     } catch (Exception e) {
-      LOG.error("node {} failed to apply topology version {}", nodeId, topology.version(), e);
+      if (firstFailure(topology.version())) {
+        LOG.error(
+            "node {} failed to apply topology version {}; trying again at every heartbeat, logged"
+                + " once",
+            nodeId,
+            topology.version(),
+            e);
+      }
       return;
     }
     appliedVersion = topology.version();
@@ -255,6 +273,15 @@ public final class TopologyWatcher implements AutoCloseable {
           @Override
           public void onCompleted() {}
         });
+  }
+
+  /** Whether this is the first failure with {@code version}: heartbeats repeat it every 500 ms. */
+  private boolean firstFailure(long version) {
+    if (version == failedVersion) {
+      return false;
+    }
+    failedVersion = version;
+    return true;
   }
 
   /** Stops watching. Idempotent. */

@@ -266,6 +266,34 @@ class AdminServiceGrpcTest {
     assertThat(applied).containsExactly(2L);
   }
 
+  /**
+   * A version the node failed to apply is tried again without another change (the leader repeats it
+   * at every heartbeat), in time for AddColor to count the node's acknowledgement.
+   */
+  @Test
+  void shouldTryAVersionThatFailedToApplyAgain() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger attempts =
+        new java.util.concurrent.atomic.AtomicInteger();
+    TopologyWatcher watcher =
+        TopologyWatcher.start(
+            HostPort.parse("admin", server.hostPort()),
+            10,
+            1,
+            t -> {
+              if (attempts.incrementAndGet() == 1) {
+                throw new java.io.IOException("cannot write the cluster-metadata cache");
+              }
+            });
+    resources.add(watcher);
+    awaitWatching(10);
+
+    AddColorResponse response = client.addColor(request("retried", "global", 1, 3));
+
+    awaitApplied(watcher, 2);
+    assertThat(attempts.get()).isEqualTo(2);
+    assertThat(response.getUnacknowledgedNodeIdsList()).doesNotContain(10);
+  }
+
   /** A stream that has nothing new to say is kept: the leader's heartbeats keep it alive. */
   @Test
   void shouldKeepAQuietStreamWhileTheLeaderSendsHeartbeats() throws Exception {
