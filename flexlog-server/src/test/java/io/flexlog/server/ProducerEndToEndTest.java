@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -135,6 +136,52 @@ class ProducerEndToEndTest {
     }
     LogRecord last = log.read("global", previous).orElseThrow();
     assertThat(new String(last.value(), StandardCharsets.UTF_8)).isEqualTo("v499");
+  }
+
+  /** Records of many sizes share batch buffers that start small and grow; each reads back whole. */
+  @Test
+  void shouldReadBackEveryRecordOfBatchesWhoseBufferGrew() throws Exception {
+    Random random = new Random(42);
+    List<String> values = new ArrayList<>();
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
+    try (FlexLogProducer<String, String> producer =
+        producer("linger.ms", "50", "batch.size", "65536")) {
+      for (int i = 0; i < 300; i++) {
+        String value = i + ":" + "v".repeat(random.nextInt(3000));
+        List<RecordHeader> headers =
+            i % 3 == 0 ? List.of() : List.of(new RecordHeader("h" + i, new byte[i % 7]));
+        values.add(value);
+        sent.add(producer.send(new ProducerRecord<>("global", "k" + i, value, headers, (long) i)));
+      }
+      producer.flush();
+      assertThat(producer.metrics().get("buffer-available-bytes"))
+          .isEqualTo(producer.metrics().get("buffer-total-bytes"));
+    }
+    for (int i = 0; i < sent.size(); i++) {
+      LogRecord read = log.read("global", sent.get(i).get().sn()).orElseThrow();
+      assertThat(new String(read.value(), StandardCharsets.UTF_8)).isEqualTo(values.get(i));
+      assertThat(read.key()).isEqualTo(("k" + i).getBytes(StandardCharsets.UTF_8));
+      assertThat(read.headers()).hasSize(i % 3 == 0 ? 0 : 1);
+      assertThat(read.timestampMs()).isEqualTo(i);
+    }
+  }
+
+  @Test
+  void shouldRefuseAHeaderNameOver65535BytesAndGoOn() throws Exception {
+    try (FlexLogProducer<String, String> producer = producer("linger.ms", "20")) {
+      List<RecordHeader> tooLong = List.of(new RecordHeader("h".repeat(70_000), null));
+      assertThatThrownBy(
+              () -> producer.send(new ProducerRecord<>("global", "k", "v", tooLong, null)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("header name of 70000 bytes exceeds 65535 bytes");
+
+      RecordMetadata after =
+          producer.send(new ProducerRecord<>("global", "after")).get(30, TimeUnit.SECONDS);
+      assertThat(log.read("global", after.sn()).orElseThrow().value())
+          .isEqualTo("after".getBytes(StandardCharsets.UTF_8));
+      assertThat(producer.metrics().get("buffer-available-bytes"))
+          .isEqualTo(producer.metrics().get("buffer-total-bytes"));
+    }
   }
 
   @Test

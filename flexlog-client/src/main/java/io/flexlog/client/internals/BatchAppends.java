@@ -69,9 +69,28 @@ final class BatchAppends {
    * to the client, which sends them without a copy and releases each once its record completed.
    */
   void append(String colorName, int colorId, int shardId, ByteBuf[] payloads, BatchListener l) {
+    append(colorName, colorId, shardId, payloads, null, l);
+  }
+
+  /**
+   * As {@link #append(String, int, int, ByteBuf[], BatchListener)}, with {@code whole}: a buffer
+   * holding exactly the payloads back to back, in order (the producer encodes a batch into one
+   * buffer and passes views of it). A frame that carries every record of the batch then carries
+   * {@code whole} as one component rather than one per record. Ownership of {@code whole} passes to
+   * the client too; it is released once every record completed.
+   *
+   * @param whole null, or the payloads' bytes back to back
+   */
+  void append(
+      String colorName,
+      int colorId,
+      int shardId,
+      ByteBuf[] payloads,
+      ByteBuf whole,
+      BatchListener l) {
     long first = tokens.next(payloads.length);
     long deadline = clock.nanoTime() + deliveryTimeoutNs;
-    loop.execute(() -> start(first, colorName, colorId, shardId, payloads, l, deadline));
+    loop.execute(() -> start(first, colorName, colorId, shardId, payloads, whole, l, deadline));
   }
 
   private void start(
@@ -80,12 +99,13 @@ final class BatchAppends {
       int colorId,
       int shardId,
       ByteBuf[] payloads,
+      ByteBuf whole,
       BatchListener listener,
       long deadline) {
     Optional<Shard> shard = metadata.topology().shard(shardId);
     PendingBatch batch =
         new PendingBatch(
-            first, colorName, colorId, shard.orElse(null), payloads, listener, deadline);
+            first, colorName, colorId, shard.orElse(null), payloads, whole, listener, deadline);
     if (shard.isEmpty()) {
       failRemaining(batch, new FlexLogException("shard " + shardId + " is not in the topology"));
       return;
@@ -139,6 +159,15 @@ final class BatchAppends {
     }
     // One buffer per frame (a composite of the header and retained views of the payloads): a
     // connection that drops a write while it (re)connects then drops the whole frame, never a part.
+    if (count == batch.payloads.length && batch.whole != null) {
+      // Every record of the batch, back to back in one buffer: two components, not count + 1.
+      CompositeByteBuf frame = outbound.alloc().compositeBuffer(2);
+      frame.addComponent(true, header);
+      frame.addComponent(true, batch.whole.retainedDuplicate());
+      batch.unwrittenFrames++;
+      outbound.send(node, frame, batch);
+      return;
+    }
     CompositeByteBuf frame = outbound.alloc().compositeBuffer(count + 1);
     frame.addComponent(true, header);
     for (int i = 0; i < batch.payloads.length; i++) {
@@ -334,6 +363,9 @@ final class BatchAppends {
     batch.done[i] = true;
     batch.remaining--;
     batch.payloads[i].release();
+    if (batch.remaining == 0) {
+      batch.releaseWhole();
+    }
     try {
       if (error == null) {
         batch.listener.onAppended(i, sn);

@@ -161,18 +161,29 @@ public final class ClientCore implements AutoCloseable {
    * Appends records of one color to one of its shards in one APPEND_BATCH, each record under its
    * own token; see {@link BatchAppends}. Ownership of the buffers passes to the client. {@code
    * listener} is told each record's outcome on the client's event loop.
+   *
+   * @param whole null, or one buffer holding exactly the payloads back to back (the payloads being
+   *     views of it): sent as one piece when a frame carries the whole batch
    */
   public void appendBatch(
-      String colorName, int colorId, int shardId, ByteBuf[] payloads, BatchListener listener) {
+      String colorName,
+      int colorId,
+      int shardId,
+      ByteBuf[] payloads,
+      ByteBuf whole,
+      BatchListener listener) {
     if (closed) {
       IllegalStateException error = closedError();
+      if (whole != null) {
+        whole.release();
+      }
       for (int i = 0; i < payloads.length; i++) {
         payloads[i].release();
         listener.onFailed(i, new FlexLogException(error.getMessage()));
       }
       return;
     }
-    roles.batches.append(colorName, colorId, shardId, payloads, listener);
+    roles.batches.append(colorName, colorId, shardId, payloads, whole, listener);
   }
 
   /** Runs {@code task} on the client's event loop. */

@@ -15,6 +15,10 @@ final class PendingBatch extends InFlight {
   final int colorId;
   final Shard shard;
   final ByteBuf[] payloads;
+
+  /** The payloads back to back in one buffer, or null (see {@link BatchAppends}). */
+  ByteBuf whole;
+
   final long[] sns;
   final int[] ackedMasks;
   final boolean[] done;
@@ -30,6 +34,7 @@ final class PendingBatch extends InFlight {
       int colorId,
       Shard shard,
       ByteBuf[] payloads,
+      ByteBuf whole,
       BatchListener listener,
       long deliveryDeadlineNs) {
     super(deliveryDeadlineNs);
@@ -38,11 +43,20 @@ final class PendingBatch extends InFlight {
     this.colorId = colorId;
     this.shard = shard;
     this.payloads = payloads;
+    this.whole = whole;
     this.sns = new long[payloads.length];
     this.ackedMasks = new int[payloads.length];
     this.done = new boolean[payloads.length];
     this.listener = listener;
     this.remaining = payloads.length;
+  }
+
+  /** Gives up the batch's hold on {@link #whole}: its records are all complete. */
+  void releaseWhole() {
+    if (whole != null) {
+      whole.release();
+      whole = null;
+    }
   }
 
   int allReplicasMask() {

@@ -2,7 +2,6 @@ package io.flexlog.client.producer;
 
 import io.flexlog.client.internals.ClientCore;
 import io.flexlog.client.internals.Compression;
-import io.flexlog.client.internals.RecordCodec;
 import io.flexlog.client.producer.internals.BufferPool;
 import io.flexlog.client.producer.internals.ClusterConnection;
 import io.flexlog.client.producer.internals.ProducerMetrics;
@@ -15,8 +14,7 @@ import io.flexlog.core.error.RecordTooLargeException;
 import io.flexlog.core.error.UnknownColorException;
 import io.flexlog.core.model.Color;
 import io.flexlog.core.model.Shard;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
+import io.flexlog.core.record.RecordFormatDescriptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +57,8 @@ import java.util.concurrent.TimeoutException;
  * <p>Threading: thread-safe; callbacks run on the client's I/O thread and must not block.
  */
 public final class FlexLogProducer<K, V> implements AutoCloseable {
+  private static final byte[] EMPTY = new byte[0];
+
   private final ProducerConfig config;
   private final Serializer<K> keySerializer;
   private final Serializer<V> valueSerializer;
@@ -131,31 +131,43 @@ public final class FlexLogProducer<K, V> implements AutoCloseable {
     ClientCore core = awaitCore(deadlineNs);
     Completion completion =
         new Completion(record.color(), timestampMs, key, value, future, callback);
-    ByteBuf stored =
-        RecordCodec.encode(
-            ByteBufAllocator.DEFAULT,
-            codec,
-            timestampMs,
-            key,
-            record.headers(),
-            value == null ? new byte[0] : value);
-    completion.storedBytes = stored.readableBytes();
+    byte[] valueBytes = value == null ? EMPTY : value;
+    byte[] stored = Compression.compress(codec, valueBytes);
     Color color;
     List<Shard> shards;
+    int length;
     try {
-      checkSize(core, record.color(), stored.readableBytes());
+      length = RecordFormatDescriptor.prefixLength(key, record.headers()) + stored.length;
+      checkSize(core, record.color(), length);
       color = resolve(core, record.color());
       shards = core.shardsOf(color.id());
       if (shards.isEmpty()) {
         throw new FlexLogException("color '" + record.color() + "' has no shard to append to");
       }
     } catch (FlexLogException refused) {
-      stored.release();
       completion.fail(refused);
       return future;
     }
-    reserve(stored, deadlineNs);
-    accumulator(core).append(record.color(), color.id(), shards, key, stored, completion);
+    completion.storedBytes = length;
+    reserve(length, deadlineNs);
+    try {
+      accumulator(core)
+          .append(
+              record.color(),
+              color.id(),
+              shards,
+              key,
+              record.headers(),
+              codec,
+              timestampMs,
+              stored,
+              valueBytes.length,
+              length,
+              completion);
+    } catch (RuntimeException e) {
+      pool.release(length);
+      throw e;
+    }
     return future;
   }
 
@@ -190,16 +202,12 @@ public final class FlexLogProducer<K, V> implements AutoCloseable {
     }
   }
 
-  private void reserve(ByteBuf stored, long deadlineNs) {
+  private void reserve(int bytes, long deadlineNs) {
     try {
-      pool.reserve(stored.readableBytes(), deadlineNs, config.maxBlock.toMillis());
+      pool.reserve(bytes, deadlineNs, config.maxBlock.toMillis());
     } catch (InterruptedException e) {
-      stored.release();
       Thread.currentThread().interrupt();
       throw new FlexLogException("interrupted while waiting for room in buffer.memory", e);
-    } catch (RuntimeException e) {
-      stored.release();
-      throw e;
     }
   }
 

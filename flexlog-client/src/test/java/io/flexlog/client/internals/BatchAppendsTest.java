@@ -17,6 +17,7 @@ import io.flexlog.core.protocol.AppendBatchAckDescriptor;
 import io.flexlog.core.protocol.AppendBatchDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,6 +139,66 @@ class BatchAppendsTest {
         .isInstanceOf(StorageFullException.class)
         .hasMessageContaining("replica 1 refused record 1 of a batch of 3");
     assertThat(appended).containsOnlyKeys(0, 2);
+  }
+
+  /** Three records of 3 bytes in one buffer, as the producer hands them over. */
+  private ByteBuf appendThreeInOneBuffer() {
+    ByteBuf whole = Unpooled.directBuffer(9);
+    ByteBuf[] payloads = new ByteBuf[3];
+    for (int i = 0; i < 3; i++) {
+      whole.writeBytes(new byte[] {(byte) i, 1, 2});
+      payloads[i] = whole.retainedSlice(3 * i, 3);
+    }
+    client.batches.append(EVENTS.name(), EVENTS.id(), EVENTS_A.id(), payloads, whole, listener);
+    client.runLoop();
+    return whole;
+  }
+
+  private static byte[] payloadBytes(Sent batch) {
+    ByteBuf frame = batch.frame();
+    int start = frame.readerIndex() + AppendBatchDescriptor.payloadsStart(frame);
+    byte[] bytes = new byte[frame.writerIndex() - start];
+    frame.getBytes(start, bytes);
+    return bytes;
+  }
+
+  @Test
+  void shouldSendTheBatchsOneBufferAsItIsAndOnlyTheMissingRecordsOnAResend() {
+    ByteBuf whole = appendThreeInOneBuffer();
+    List<Sent> sent = client.outbound.take(MessageType.APPEND_BATCH);
+    long first = sent.get(0).requestId();
+    assertThat(sequences(sent.get(0))).containsExactly(first, first + 1, first + 2);
+    assertThat(payloadBytes(sent.get(0))).containsExactly(0, 1, 2, 1, 1, 2, 2, 1, 2);
+    assertThat(((CompositeByteBuf) sent.get(0).frame()).numComponents())
+        .as("the header and the batch's buffer")
+        .isEqualTo(2);
+    ack(sent.get(0), 1, 0, 1, 2);
+    ack(sent.get(1), 2, 1);
+
+    client.advance(REQUEST_TIMEOUT_NS + 1);
+
+    List<Sent> resent = client.outbound.take(MessageType.APPEND_BATCH);
+    assertThat(sequences(resent.get(0))).containsExactly(first, first + 2);
+    assertThat(payloadBytes(resent.get(0))).containsExactly(0, 1, 2, 2, 1, 2);
+    assertThat(whole.refCnt()).as("held by the batch and by the frames").isPositive();
+
+    ack(resent.get(0), 2, 0, 2);
+    client.outbound.releaseAll();
+
+    assertThat(appended).containsOnlyKeys(0, 1, 2);
+    assertThat(whole.refCnt()).as("released with the last record and the last frame").isZero();
+  }
+
+  @Test
+  void shouldReleaseTheBatchsBufferWhenItsRecordsFail() {
+    ByteBuf whole = appendThreeInOneBuffer();
+    client.outbound.take(MessageType.APPEND_BATCH);
+
+    client.advance(DELIVERY_TIMEOUT_NS + 1);
+    client.outbound.releaseAll();
+
+    assertThat(failed).containsOnlyKeys(0, 1, 2);
+    assertThat(whole.refCnt()).isZero();
   }
 
   /** As single appends: a batch to a retained color retries for half its retention.ms at most. */

@@ -82,14 +82,36 @@ public final class RecordFormatDescriptor {
     return length >= 4 && buf.getInt(offset) == MAGIC;
   }
 
-  /** Bytes of a record's fields before its stored value, the value length field included. */
+  /**
+   * Bytes of a record's fields before its stored value, the value length field included.
+   *
+   * @throws IllegalArgumentException for too many headers or a header name over 65535 bytes, as
+   *     {@link #writePrefix} would
+   */
   public static int prefixLength(byte[] key, List<RecordHeader> headers) {
+    checkHeaderCount(headers.size());
     int length = FIXED_LENGTH + (key == null ? 0 : key.length) + VALUE_LENGTH_FIELD;
-    for (RecordHeader header : headers) {
-      length += 2 + header.key().getBytes(StandardCharsets.UTF_8).length + 4;
+    for (int i = 0; i < headers.size(); i++) { // no iterator per record
+      RecordHeader header = headers.get(i);
+      int name = header.key().getBytes(StandardCharsets.UTF_8).length;
+      checkHeaderName(name);
+      length += 2 + name + 4;
       length += header.value() == null ? 0 : header.value().length;
     }
     return length;
+  }
+
+  private static void checkHeaderCount(int count) {
+    if (count > MAX_HEADERS) {
+      throw new IllegalArgumentException(
+          count + " headers exceed the most a record holds, " + MAX_HEADERS);
+    }
+  }
+
+  private static void checkHeaderName(int bytes) {
+    if (bytes > 0xFFFF) {
+      throw new IllegalArgumentException("header name of " + bytes + " bytes exceeds 65535 bytes");
+    }
   }
 
   /**
@@ -104,10 +126,7 @@ public final class RecordFormatDescriptor {
       byte[] key,
       List<RecordHeader> headers,
       int valueLength) {
-    if (headers.size() > MAX_HEADERS) {
-      throw new IllegalArgumentException(
-          headers.size() + " headers exceed the most a record holds, " + MAX_HEADERS);
-    }
+    checkHeaderCount(headers.size());
     buf.writeInt(MAGIC);
     buf.writeByte(VERSION);
     buf.writeByte(compression & COMPRESSION_MASK);
@@ -119,12 +138,10 @@ public final class RecordFormatDescriptor {
       buf.writeInt(key.length);
       buf.writeBytes(key);
     }
-    for (RecordHeader header : headers) {
+    for (int i = 0; i < headers.size(); i++) {
+      RecordHeader header = headers.get(i);
       byte[] name = header.key().getBytes(StandardCharsets.UTF_8);
-      if (name.length > 0xFFFF) {
-        throw new IllegalArgumentException(
-            "header name of " + name.length + " bytes exceeds 65535 bytes");
-      }
+      checkHeaderName(name.length);
       buf.writeShort(name.length);
       buf.writeBytes(name);
       byte[] value = header.value();

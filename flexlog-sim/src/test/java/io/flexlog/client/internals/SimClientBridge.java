@@ -109,7 +109,10 @@ public final class SimClientBridge {
 
   /**
    * Appends {@code payloads} to the color in one APPEND_BATCH, on shard {@code pick} modulo the
-   * color's shards; one future per record. Empty if the color has no shard (nothing is sent).
+   * color's shards; one future per record. Empty if the color has no shard (nothing is sent). A
+   * {@code pick} of 0 or 1 (modulo 4) hands the records over in one buffer, as the producer does
+   * (views of it, and the buffer sent as one piece while a frame carries the whole batch); 2 or 3,
+   * one buffer per record.
    */
   public List<CompletableFuture<Long>> appendBatch(String color, List<byte[]> payloads, int pick) {
     var known = roles.metadata.topology().color(color);
@@ -120,8 +123,15 @@ public final class SimClientBridge {
     int shardId = shards.get(Math.floorMod(pick, shards.size())).id();
     List<CompletableFuture<Long>> futures = new ArrayList<>();
     ByteBuf[] buffers = new ByteBuf[payloads.size()];
+    ByteBuf whole = Math.floorMod(pick, 4) < 2 ? Unpooled.buffer() : null;
     for (int i = 0; i < buffers.length; i++) {
-      buffers[i] = Unpooled.wrappedBuffer(payloads.get(i));
+      if (whole == null) {
+        buffers[i] = Unpooled.wrappedBuffer(payloads.get(i));
+      } else {
+        int at = whole.writerIndex();
+        whole.writeBytes(payloads.get(i));
+        buffers[i] = whole.retainedSlice(at, payloads.get(i).length);
+      }
       futures.add(new CompletableFuture<>());
     }
     roles.batches.append(
@@ -129,6 +139,7 @@ public final class SimClientBridge {
         known.get().id(),
         shardId,
         buffers,
+        whole,
         new BatchListener() {
           @Override
           public void onAppended(int index, long sn) {
