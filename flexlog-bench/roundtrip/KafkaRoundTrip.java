@@ -68,6 +68,14 @@ public final class KafkaRoundTrip {
         }
       }
     }
+    StringBuilder slow = new StringBuilder("kafka over 1 ms per 1,000 round trips, in order:");
+    for (int g = 0; g < roundTrips; g += 1000) {
+      int count = 0;
+      for (int i = g; i < Math.min(g + 1000, roundTrips); i++) {
+        count += latencyNs[i] > 1_000_000 ? 1 : 0;
+      }
+      slow.append(' ').append(count);
+    }
     long[] s = latencyNs.clone();
     Arrays.sort(s);
     double avgMs = Arrays.stream(s).average().orElse(0) / 1e6;
@@ -87,5 +95,6 @@ public final class KafkaRoundTrip {
         "kafka parts: send to ack p50 %d us, p99 %d us; poll after the ack p50 %d us, p99 %d us%n",
         ackNs[(int) (roundTrips * 0.5)] / 1000, ackNs[(int) (roundTrips * 0.99)] / 1000,
         polls[(int) (roundTrips * 0.5)] / 1000, polls[(int) (roundTrips * 0.99)] / 1000);
+    System.out.println(slow);
   }
 }

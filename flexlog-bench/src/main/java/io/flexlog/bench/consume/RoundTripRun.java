@@ -28,6 +28,9 @@ import java.util.concurrent.ExecutionException;
 final class RoundTripRun {
   private static final Duration POLL_TIMEOUT = Duration.ofSeconds(10);
 
+  /** The {@code over 1 ms per 1,000} line counts round trips longer than this. */
+  static final long SLOW_NS = 1_000_000;
+
   private final String bootstrap;
   private final String color;
   private final int recordBytes;
@@ -119,7 +122,9 @@ final class RoundTripRun {
 
   /**
    * Microseconds, and whole milliseconds truncated and indexed as Kafka's tool prints them; then
-   * the two parts of a round trip: the send until its acknowledgement, and the poll after it.
+   * the two parts of a round trip: the send until its acknowledgement, and the poll after it; then
+   * how many round trips took over 1 ms in each 1,000, in order, which tells a fresh JVM's warm-up
+   * from a tail that lasts.
    */
   private void report(long[] latencyNs, long[] ackNs) {
     long[] sorted = latencyNs.clone();
@@ -151,7 +156,26 @@ final class RoundTripRun {
     out.printf(
         "parts: send to ack p50 %d us, p99 %d us; poll after the ack p50 %d us, p99 %d us%n",
         at(acks, 0.5) / 1000, at(acks, 0.99) / 1000, at(polls, 0.5) / 1000, at(polls, 0.99) / 1000);
+    StringBuilder slow = new StringBuilder("over 1 ms per 1,000 round trips, in order:");
+    for (int count : slowPerThousand(latencyNs, SLOW_NS)) {
+      slow.append(' ').append(count);
+    }
+    out.println(slow);
     out.flush();
+  }
+
+  /**
+   * For each 1,000 round trips in the order made (the last group may be shorter), how many took
+   * longer than {@code thresholdNs}.
+   */
+  static int[] slowPerThousand(long[] latencyNs, long thresholdNs) {
+    int[] counts = new int[(latencyNs.length + 999) / 1000];
+    for (int i = 0; i < latencyNs.length; i++) {
+      if (latencyNs[i] > thresholdNs) {
+        counts[i / 1000]++;
+      }
+    }
+    return counts;
   }
 
   private static long at(long[] sorted, double quantile) {

@@ -39,6 +39,7 @@ class RoundTripRunTest {
         .containsPattern("round trips: 200 of 64 bytes, avg [0-9.]+ ms, p50 \\d+ us, p99 \\d+ us")
         .containsPattern(
             "parts: send to ack p50 \\d+ us, p99 \\d+ us; poll after the ack p50 \\d+ us, p99 \\d+ us")
+        .containsPattern("over 1 ms per 1,000 round trips, in order: \\d+\n")
         .containsPattern(
             "as EndToEndLatency prints it \\(whole ms, truncated\\): Avg latency: [0-9.]+ ms,"
                 + " Percentiles: 50th = \\d+, 99th = \\d+, 99.9th = \\d+");
@@ -57,6 +58,19 @@ class RoundTripRunTest {
         .isEqualTo("poll returned SN 6, not the record sent as SN 7");
     assertThat(RoundTripRun.check(polled(record(7, new byte[] {1, 2, 4})), 7, value))
         .isEqualTo("poll returned SN 7, not the record sent as SN 7");
+  }
+
+  @Test
+  void shouldCountTheSlowRoundTripsOfEachThousandInOrder() {
+    long[] latencyNs = new long[2500];
+    latencyNs[0] = 1_000_001; // first thousand: just over
+    latencyNs[999] = 5_000_000;
+    latencyNs[1000] = 1_000_000; // second: exactly 1 ms is not over
+    latencyNs[2499] = 2_000_000; // the last, shorter group
+
+    assertThat(RoundTripRun.slowPerThousand(latencyNs, RoundTripRun.SLOW_NS))
+        .containsExactly(2, 0, 1);
+    assertThat(RoundTripRun.slowPerThousand(new long[0], RoundTripRun.SLOW_NS)).isEmpty();
   }
 
   private static ConsumerRecord<byte[], byte[]> record(long sn, byte[] value) {
