@@ -131,7 +131,7 @@ phase_c() {
   log "(c) $C_RECORDS sequential round trips of ${RECORD_SIZE} B (fresh JVM, no client warm-up)"
   "${TOOL[@]}" bench consume --mode roundtrip --bootstrap "$BOOT" --admin "127.0.0.1:$ADMIN" \
     --existing-color ref-e2e --round-trips "$C_RECORDS" --record-bytes "$RECORD_SIZE" >"$RES/c-e2e.out" 2>&1 || die "(c) failed"
-  grep -E '^(round trips|parts)' "$RES/c-e2e.out" >&2 || tail -3 "$RES/c-e2e.out" >&2; }
+  grep -E '^(round trips|parts|over 1 ms)' "$RES/c-e2e.out" >&2 || tail -3 "$RES/c-e2e.out" >&2; }
 phase_d() {
   # The first (a) + (b) records, as Kafka's side reads them, even when a disturbed phase was repeated
   # and the color holds more.
@@ -171,7 +171,7 @@ run_phase d phase_d
   column -t "$RES/load.txt"
   echo "(a) $(grep 'records sent' "$RES/a-latency.out" | tail -1)"
   echo "(b) $(grep 'records sent' "$RES/b-throughput.out" | tail -1)"
-  echo "(c) $(grep -E '^(round trips|parts)' "$RES/c-e2e.out" | tr '\n' ' ')"
+  echo "(c) $(grep -E '^(round trips|parts|over 1 ms)' "$RES/c-e2e.out" | tr '\n' ' ')"
   echo "(d) $(grep '^catch-up' "$RES/d-consume.out")"
 } | tee "$RES/results.txt"
 awk -v m="$QUIET_MAX" -v sm="$STEAL_MAX" '$1 != "warmup" && ($5 >= m || $7 >= sm) {
