@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/flexlog} rebuilds when a source of the modules it runs is newer than its jar, and
- * otherwise runs the jar as it is. Runs the real script in a copy of the checkout's layout, with a
- * fake {@code mvn} (records that it ran, "builds" by touching the jar) and a fake {@code java}.
+ * otherwise runs the jar as it is; it starts short-lived commands with the C1 compiler alone. Runs
+ * the real script in a copy of the checkout's layout, with a fake {@code mvn} (records that it ran,
+ * "builds" by touching the jar) and a fake {@code java}.
  */
 class LauncherTest {
   private static final Instant BUILT = Instant.parse("2026-01-02T00:00:00Z");
@@ -50,7 +51,9 @@ class LauncherTest {
     Files.writeString(
         tools.resolve("bin/mvn"),
         "#!/bin/sh\necho mvn \"$@\" >> \"$FAKE_LOG\"\ntouch " + jar + "\n");
-    Files.writeString(tools.resolve("bin/java"), "#!/bin/sh\necho java ran >> \"$FAKE_LOG\"\n");
+    Files.writeString(
+        tools.resolve("bin/java"),
+        "#!/bin/sh\necho java ran >> \"$FAKE_LOG\"\necho \"$@\" > \"$FAKE_LOG.args\"\n");
     executable(tools.resolve("bin/mvn"));
     executable(tools.resolve("bin/java"));
   }
@@ -82,22 +85,52 @@ class LauncherTest {
         .contains("mvn -B -DskipTests package");
   }
 
+  @Test
+  void shouldStartShortLivedCommandsWithTheC1CompilerAloneUnlessTheOptionsAreGiven()
+      throws Exception {
+    for (String command : List.of("status", "describe", "colors", "groups", "read", "trim")) {
+      run(Map.of(), command, "--bootstrap", "127.0.0.1:7070");
+      assertThat(javaArgs()).as(command).startsWith("-Xms256m -Xmx1g -XX:TieredStopAtLevel=1 ");
+    }
+    for (String command : List.of("dev", "replica", "sequencer", "tail", "append", "bench")) {
+      run(Map.of(), command);
+      assertThat(javaArgs()).as(command).startsWith("-Xms256m -Xmx1g -XX:+UseG1GC ");
+    }
+    run(Map.of("FLEXLOG_JAVA_OPTS", "-Xmx4g"), "status");
+    assertThat(javaArgs()).startsWith("-Xmx4g -XX:+UseG1GC ").doesNotContain("TieredStopAtLevel");
+  }
+
   /** Runs {@code bin/flexlog -V}; returns the exit code and stderr. */
   private List<String> run(Map<String, String> env) throws Exception {
+    return run(env, "-V");
+  }
+
+  /** Runs {@code bin/flexlog ARGS}; returns the exit code and stderr. */
+  private List<String> run(Map<String, String> env, String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>();
+    command.add("bash");
+    command.add(home.resolve("bin/flexlog").toString());
+    command.addAll(List.of(args));
     ProcessBuilder builder =
-        new ProcessBuilder("bash", home.resolve("bin/flexlog").toString(), "-V")
+        new ProcessBuilder(command)
             .redirectOutput(home.resolve("out.txt").toFile())
             .redirectError(home.resolve("err.txt").toFile());
     builder.environment().put("PATH", tools.resolve("bin") + ":/usr/bin:/bin");
     builder.environment().put("JAVA_HOME", tools.toString());
     builder.environment().put("FAKE_LOG", home.resolve("fake.log").toString());
     builder.environment().remove("FLEXLOG_REBUILD");
+    builder.environment().remove("FLEXLOG_JAVA_OPTS");
     builder.environment().putAll(env);
     Process process = builder.start();
     assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
     return List.of(
         Integer.toString(process.exitValue()),
         Files.readString(home.resolve("err.txt"), StandardCharsets.UTF_8));
+  }
+
+  /** The arguments the fake {@code java} was last started with. */
+  private String javaArgs() throws IOException {
+    return Files.readString(home.resolve("fake.log.args"), StandardCharsets.UTF_8).strip();
   }
 
   private List<String> log() throws IOException {
