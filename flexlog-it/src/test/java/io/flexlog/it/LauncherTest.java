@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
   private static final Instant BUILT = Instant.parse("2026-01-02T00:00:00Z");
+  private static final Map<String, String> NO_CDS = Map.of("FLEXLOG_CDS", "0");
 
   @TempDir Path home;
   private Path jar;
@@ -53,7 +54,15 @@ class LauncherTest {
         "#!/bin/sh\necho mvn \"$@\" >> \"$FAKE_LOG\"\ntouch " + jar + "\n");
     Files.writeString(
         tools.resolve("bin/java"),
-        "#!/bin/sh\necho java ran >> \"$FAKE_LOG\"\necho \"$@\" > \"$FAKE_LOG.args\"\n");
+        """
+        #!/bin/sh
+        echo java ran >> "$FAKE_LOG"
+        echo "$@" > "$FAKE_LOG.args"
+        for arg in "$@"; do
+          case "$arg" in -XX:ArchiveClassesAtExit=*) echo archive > "${arg#*=}" ;; esac
+        done
+        exit "${FAKE_EXIT:-0}"
+        """);
     executable(tools.resolve("bin/mvn"));
     executable(tools.resolve("bin/java"));
   }
@@ -89,15 +98,54 @@ class LauncherTest {
   void shouldStartShortLivedCommandsWithTheC1CompilerAloneUnlessTheOptionsAreGiven()
       throws Exception {
     for (String command : List.of("status", "describe", "colors", "groups", "read", "trim")) {
-      run(Map.of(), command, "--bootstrap", "127.0.0.1:7070");
+      run(NO_CDS, command, "--bootstrap", "127.0.0.1:7070");
       assertThat(javaArgs()).as(command).startsWith("-Xms256m -Xmx1g -XX:TieredStopAtLevel=1 ");
     }
     for (String command : List.of("dev", "replica", "sequencer", "tail", "append", "bench")) {
-      run(Map.of(), command);
+      run(NO_CDS, command);
       assertThat(javaArgs()).as(command).startsWith("-Xms256m -Xmx1g -XX:+UseG1GC ");
     }
     run(Map.of("FLEXLOG_JAVA_OPTS", "-Xmx4g"), "status");
     assertThat(javaArgs()).startsWith("-Xmx4g -XX:+UseG1GC ").doesNotContain("TieredStopAtLevel");
+  }
+
+  @Test
+  void shouldShareTheClassesOfAShortCommandWithEveryLaterCommandOfTheSameBuild() throws Exception {
+    Path archive = home.resolve("flexlog-bench/target/flexlog-cli.jsa");
+    run(Map.of(), "dev");
+    assertThat(javaArgs()).doesNotContain("-XX:SharedArchiveFile").doesNotContain("Archive");
+    assertThat(archive).doesNotExist();
+
+    List<String> result = run(Map.of("FAKE_EXIT", "3"), "status");
+    assertThat(result.get(0)).as("the command's own exit code").isEqualTo("3");
+    assertThat(javaArgs()).contains("-XX:ArchiveClassesAtExit=" + archive + ".", "-Xlog:cds*=off");
+    assertThat(archive).exists();
+    try (var files = Files.list(archive.getParent())) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .as("no temporary archive is left")
+          .containsExactlyInAnyOrder("lib", "flexlog-bench-0.1.0-SNAPSHOT.jar", "flexlog-cli.jsa");
+    }
+
+    for (String command : List.of("dev", "status", "tail")) {
+      run(Map.of(), command);
+      assertThat(javaArgs())
+          .as(command)
+          .contains("-XX:SharedArchiveFile=" + archive + " -Xlog:cds*=off ")
+          .doesNotContain("ArchiveClassesAtExit");
+    }
+    run(Map.of("FLEXLOG_CDS", "0"), "dev");
+    assertThat(javaArgs()).doesNotContain("SharedArchiveFile");
+    run(Map.of("FLEXLOG_JAVA_OPTS", "-Xmx4g"), "dev");
+    assertThat(javaArgs()).doesNotContain("SharedArchiveFile");
+
+    Path dependency = home.resolve("flexlog-bench/target/lib/dependency.jar");
+    Files.writeString(dependency, "jar");
+    Files.setLastModifiedTime(
+        dependency, FileTime.from(Files.getLastModifiedTime(archive).toInstant().plusSeconds(5)));
+    run(Map.of(), "dev");
+    assertThat(javaArgs()).as("a jar newer than the archive").doesNotContain("SharedArchiveFile");
+    run(Map.of(), "colors", "list");
+    assertThat(javaArgs()).as("written again").contains("-XX:ArchiveClassesAtExit=");
   }
 
   /** Runs {@code bin/flexlog -V}; returns the exit code and stderr. */
