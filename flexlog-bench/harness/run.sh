@@ -167,6 +167,9 @@ run_phase c phase_c
 run_phase d phase_d
 {
   echo "tool JVM flags: -Xms256m -Xmx1g ${TOOL_JAVA_OPTS:-(JIT defaults)}"
+  # Pairs are comparable only at a like distance from the machine's start (flexlog-bench/README.md,
+  # "Three pairs later the same day").
+  echo "host up since $(uptime -s), $(($(cut -d. -f1 /proc/uptime) / 60)) min before this summary"
   echo "phase  wall_s  all_cores  own_cores  other_cores  cluster_jit_cores  steal_cores"
   column -t "$RES/load.txt"
   echo "(a) $(grep 'records sent' "$RES/a-latency.out" | tail -1)"
