@@ -101,9 +101,15 @@ class LauncherTest {
       run(NO_CDS, command, "--bootstrap", "127.0.0.1:7070");
       assertThat(javaArgs()).as(command).startsWith("-Xms256m -Xmx1g -XX:TieredStopAtLevel=1 ");
     }
-    for (String command : List.of("dev", "replica", "sequencer", "tail", "append", "bench")) {
+    run(NO_CDS, "append", "--color", "global", "a", "b");
+    assertThat(javaArgs()).as("append of values").contains("-XX:TieredStopAtLevel=1 ");
+    for (String command : List.of("dev", "replica", "sequencer", "tail", "bench")) {
       run(NO_CDS, command);
       assertThat(javaArgs()).as(command).startsWith("-Xms256m -Xmx1g -XX:+UseG1GC ");
+    }
+    for (String file : List.of("--file", "--file=-")) {
+      run(NO_CDS, "append", "--color", "global", file, "-");
+      assertThat(javaArgs()).as("append " + file).startsWith("-Xms256m -Xmx1g -XX:+UseG1GC ");
     }
     run(Map.of("FLEXLOG_JAVA_OPTS", "-Xmx4g"), "status");
     assertThat(javaArgs()).startsWith("-Xmx4g -XX:+UseG1GC ").doesNotContain("TieredStopAtLevel");
