@@ -1,6 +1,9 @@
 package io.flexlog.it;
 
 import io.flexlog.core.model.Sn;
+import io.flexlog.core.protocol.AppendAckDescriptor;
+import io.flexlog.core.protocol.AppendDescriptor;
+import io.flexlog.core.protocol.ErrorDescriptor;
 import io.flexlog.core.protocol.FrameDescriptor;
 import io.flexlog.core.protocol.MessageType;
 import io.flexlog.core.protocol.ReadDescriptor;
@@ -21,7 +24,8 @@ import java.time.Duration;
 /**
  * Reads records from ONE replica over a plain blocking socket, speaking the core protocol directly
  * (READ / READ_RESPONSE), so a test can check each replica's copy rather than whichever replica the
- * client happens to ask. Answers RETRY are retried until {@code retryFor} has passed.
+ * client happens to ask; it can also send that replica an APPEND with a token of the test's choice.
+ * Answers RETRY are retried until {@code retryFor} has passed.
  */
 final class ReplicaReader implements AutoCloseable {
   /** The outcome of a READ on one replica. */
@@ -116,6 +120,65 @@ final class ReplicaReader implements AutoCloseable {
     byte[] payload =
         status == Status.FOUND ? ByteBufUtil.getBytes(ReadResponseDescriptor.payload(frame)) : null;
     return new Answer(status, sn, ReadResponseDescriptor.bound(frame), payload);
+  }
+
+  /**
+   * Sends an APPEND of token (session, sequence) to shard {@code shardId} of this reader's color;
+   * {@link #awaitAck} waits for the answer. A record is ordered once every replica of its shard
+   * stored it, so a test sends the same token to each of them before it waits.
+   *
+   * @return the request id to wait for
+   */
+  long sendAppend(long session, long sequence, int shardId, byte[] payload) throws IOException {
+    long requestId = nextRequestId++;
+    ByteBuf header =
+        AppendDescriptor.encodeHeader(
+            UnpooledByteBufAllocator.DEFAULT,
+            requestId,
+            session,
+            sequence,
+            colorId,
+            shardId,
+            payload.length);
+    try {
+      out.write(ByteBufUtil.getBytes(header));
+      out.write(payload);
+      out.flush();
+    } finally {
+      header.release();
+    }
+    return requestId;
+  }
+
+  /**
+   * Waits for this replica's answer to the APPEND sent as {@code requestId}.
+   *
+   * @return the SN the replica acknowledged
+   * @throws IOException on an ERROR answer, naming its code and message
+   */
+  long awaitAck(long requestId) throws IOException {
+    while (true) {
+      ByteBuf frame = readFrame();
+      FrameDescriptor.validateHeader(frame);
+      if (FrameDescriptor.requestId(frame) != requestId) {
+        continue;
+      }
+      byte type = FrameDescriptor.type(frame);
+      if (type == MessageType.APPEND_ACK) {
+        return AppendAckDescriptor.sn(frame);
+      }
+      if (type == MessageType.ERROR) {
+        throw new IOException(
+            "replica "
+                + replica
+                + " refused the append: "
+                + ErrorDescriptor.code(frame)
+                + " "
+                + ErrorDescriptor.message(frame));
+      }
+      throw new IOException(
+          "replica " + replica + " answered APPEND with " + MessageType.name(type));
+    }
   }
 
   private ByteBuf readFrame() throws IOException {

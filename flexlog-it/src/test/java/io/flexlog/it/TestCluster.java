@@ -255,6 +255,11 @@ final class TestCluster implements AutoCloseable {
     return ports.get(replica);
   }
 
+  /** The data directory of node {@code id}. */
+  Path dataDir(int id) {
+    return dir.resolve("data-" + id);
+  }
+
   Path configFile() {
     return config;
   }

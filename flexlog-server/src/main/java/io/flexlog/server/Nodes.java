@@ -8,6 +8,7 @@ import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.SyncPointFile;
+import io.flexlog.replica.storage.TrimmedTokenFile;
 import io.flexlog.replica.storage.pm.LlplLogStorage;
 import io.flexlog.replica.storage.tier.TieredStorageConfig;
 import io.flexlog.sequencer.SequencerConfig;
@@ -103,6 +104,7 @@ public final class Nodes {
               topology,
               storage,
               new SyncPointFile(settings.dataDir(), self.id(), storage.durability()),
+              new TrimmedTokenFile(settings.dataDir(), self.id(), storage.durability()),
               registry);
     } catch (RuntimeException e) {
       storage.close();

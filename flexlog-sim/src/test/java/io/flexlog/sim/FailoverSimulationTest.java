@@ -85,6 +85,26 @@ class FailoverSimulationTest {
   }
 
   /**
+   * Seeds of (d) that ordered a record a second time, found by a soak run before replicas kept the
+   * tokens of trimmed records (docs/architecture.md#retention, "Trimmed tokens"): in 14000414 a
+   * replica held a record pending while its peer committed it, trimmed it by retention and
+   * restarted; in 14000287 both replicas did so while an atomic forwarder re-sent the member.
+   */
+  @Test
+  void shouldNotOrderATrimmedRecordAgainAfterItsReplicasRestarted() {
+    for (long seed : new long[] {14_000_414L, 14_000_287L}) {
+      SimWorld world = new SimWorld(seed, Faults.SYNC_TAKEOVER, ENFORCED);
+      world.run(STEPS);
+      assertThat(world.violations).as("seed %d", seed).isEmpty();
+      double kept =
+          world.meters.find("flexlog.replica.trimmed.tokens").counters().stream()
+              .mapToDouble(c -> c.count())
+              .sum();
+      assertThat(kept).as("tokens of trimmed records kept in seed %d", seed).isPositive();
+    }
+  }
+
+  /**
    * (e) In a sequencer tree, the leader of {@code global} crashes or is cut from the quorum while
    * its child colors live on other nodes: their routes re-target to the new leader.
    */

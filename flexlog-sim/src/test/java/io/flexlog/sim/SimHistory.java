@@ -132,7 +132,10 @@ final class SimHistory {
               + " and, by replica "
               + replicaId
               + ", at "
-              + at);
+              + at
+              + " (payload "
+              + payloads.get(token)
+              + ")");
     }
     Token owner = ackedToken.putIfAbsent(at, token);
     if (owner != null && !owner.equals(token)) {

@@ -21,6 +21,7 @@ import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
+import io.flexlog.replica.storage.TrimmedTokenFile;
 import io.netty.buffer.ByteBuf;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -93,6 +94,7 @@ final class SimReplica {
     world.trace.note("crash " + dead.name());
     world.network.dropAllOf(dead);
     dead.storage.close();
+    dead.trimmedTokens.close();
   }
 
   /** The sequencer nodes this replica must reach: the node of each hosted shard's color. */
@@ -116,6 +118,7 @@ final class SimReplica {
   final class Life implements SimLink.Endpoint, SimClock.Owner, ReplicaRuntime {
     final int incarnation;
     final LogStorage storage;
+    private final TrimmedTokenFile trimmedTokens;
     final ReplicationEngine engine;
     private final AtomicAppends atomic;
     private final ReplicaAdapter inbound;
@@ -137,6 +140,7 @@ final class SimReplica {
       this.storage =
           StorageEngines.open(
               StorageEngines.MAPPED, dir, LOG_BYTES, CHUNK_BYTES, DurabilityMode.PROCESS);
+      this.trimmedTokens = new TrimmedTokenFile(dir, id, DurabilityMode.PROCESS);
       this.engine =
           new ReplicationEngine(
               id,
@@ -159,6 +163,7 @@ final class SimReplica {
               world.meters);
       engine.attachPeers(peers);
       engine.attachStaging(atomic);
+      engine.attachTrimmedTokens(trimmedTokens);
       this.inbound = new ReplicaAdapter(engine, atomic::onPeerFrame);
     }
 

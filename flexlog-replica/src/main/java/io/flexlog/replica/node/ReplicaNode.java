@@ -18,6 +18,7 @@ import io.flexlog.replica.replication.RoleMoves;
 import io.flexlog.replica.replication.SequencerGateway;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.SyncPointStore;
+import io.flexlog.replica.storage.TrimmedTokenStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -96,6 +97,7 @@ public final class ReplicaNode implements AutoCloseable {
   private final Config config;
   private final LogStorage storage;
   private final SyncPointStore syncPoints;
+  private final TrimmedTokenStore trimmedTokens;
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final ReplicationEngine engine;
@@ -124,6 +126,21 @@ public final class ReplicaNode implements AutoCloseable {
       LogStorage storage,
       SyncPointStore syncPoints,
       MeterRegistry registry) {
+    this(config, topology, storage, syncPoints, TrimmedTokenStore.NONE, registry);
+  }
+
+  /**
+   * With {@code syncPoints} and {@code trimmedTokens}, where the node keeps the tokens of the
+   * records it trimmed (docs/architecture.md#retention, "Trimmed tokens"); both closed by {@link
+   * #close()}, like the log.
+   */
+  public ReplicaNode(
+      Config config,
+      Topology topology,
+      LogStorage storage,
+      SyncPointStore syncPoints,
+      TrimmedTokenStore trimmedTokens,
+      MeterRegistry registry) {
     NodeAddress self = topology.node(config.nodeId());
     if (self.kind() != NodeAddress.Kind.REPLICA) {
       throw new IllegalArgumentException("node " + config.nodeId() + " is not a replica node");
@@ -131,6 +148,7 @@ public final class ReplicaNode implements AutoCloseable {
     this.config = config;
     this.storage = storage;
     this.syncPoints = syncPoints;
+    this.trimmedTokens = trimmedTokens;
     this.topologyVersion = topology.version();
     this.group = Transport.eventLoops("flexlog-replica-" + config.nodeId(), 1);
     this.loop = group.next();
@@ -161,6 +179,7 @@ public final class ReplicaNode implements AutoCloseable {
     engine.attachPeers(peers);
     engine.attachStaging(atomic);
     engine.attachSyncPoints(syncPoints);
+    engine.attachTrimmedTokens(trimmedTokens);
   }
 
   /** Recovers the log, starts listening and connects to the sequencers. */
@@ -352,6 +371,7 @@ public final class ReplicaNode implements AutoCloseable {
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     storage.close();
     syncPoints.close();
+    trimmedTokens.close();
     LOG.info("replica node {} stopped", config.nodeId());
   }
 

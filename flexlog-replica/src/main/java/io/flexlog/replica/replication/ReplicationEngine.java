@@ -19,6 +19,7 @@ import io.flexlog.core.protocol.TrimDescriptor;
 import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.SyncPointStore;
+import io.flexlog.replica.storage.TrimmedTokenStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
@@ -49,6 +50,7 @@ public final class ReplicationEngine {
   private final AppendPath appends;
   private final ReadPath reads;
   private final Trims trims;
+  private final TrimmedTokens trimmedTokens;
   private final ReplicaStatusReport statusReport;
   private final RetentionPolicy retention;
   private final SubscriptionService subscriptions;
@@ -86,7 +88,8 @@ public final class ReplicationEngine {
             new AppendPath.Clocked(runtime, colorMeters),
             registry);
     this.reads = new ReadPath(shards, storage, limits, runtime, publisher, colorMeters, registry);
-    this.trims = new Trims(shards, storage, publisher, registry);
+    this.trimmedTokens = new TrimmedTokens(shards, storage, appends.committedTokens(), registry);
+    this.trims = new Trims(shards, storage, trimmedTokens, publisher, registry);
     this.statusReport = new ReplicaStatusReport(shards, storage, publisher);
     this.retention = new RetentionPolicy(shards, storage, trims, runtime, publisher, registry);
     this.subscriptions =
@@ -155,6 +158,14 @@ public final class ReplicationEngine {
     syncPoints.store(store);
   }
 
+  /**
+   * Keeps the tokens of trimmed records in {@code store} ({@link TrimmedTokens}), so that a restart
+   * still recognizes them; before recover.
+   */
+  public void attachTrimmedTokens(TrimmedTokenStore store) {
+    trimmedTokens.store(store);
+  }
+
   /** Saves the sync points if they moved (at a clean stop). */
   public void saveSyncPoints() {
     syncPoints.saveIfMoved();
@@ -204,6 +215,7 @@ public final class ReplicationEngine {
    */
   public void recover() {
     int[] counts = new int[2];
+    trimmedTokens.restore();
     storage.recover(
         (address, shardId, colorId, session, sequence, sn, length) -> {
           if (colorId == StagingHook.STAGING_COLOR_ID) {

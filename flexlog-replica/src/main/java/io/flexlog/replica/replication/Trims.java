@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * {@code committedThrough}). A TRIM from the replica that decides a color's retention (its request
  * id in {@link RetentionPolicy}'s range) is also refused beyond what this replica has committed on
  * each of its shards of the subtree, so retention never removes a record a replica has not
- * committed (docs/architecture.md#retention).
+ * committed (docs/architecture.md#retention). Before any trim point moves, {@link TrimmedTokens}
+ * keeps the tokens of the records it removes, so that a restart still recognizes them; a trim whose
+ * tokens cannot be kept fails (docs/architecture.md#retention, "Trimmed tokens").
  *
  * <p>Threading: the replica's event loop.
  */
@@ -26,13 +28,20 @@ final class Trims {
 
   private final ShardLogs shards;
   private final LogStorage storage;
+  private final TrimmedTokens trimmedTokens;
   private final ReplicaPublisher publisher;
   private final Counter trims;
   private final Counter adopted;
 
-  Trims(ShardLogs shards, LogStorage storage, ReplicaPublisher publisher, MeterRegistry registry) {
+  Trims(
+      ShardLogs shards,
+      LogStorage storage,
+      TrimmedTokens trimmedTokens,
+      ReplicaPublisher publisher,
+      MeterRegistry registry) {
     this.shards = shards;
     this.storage = storage;
+    this.trimmedTokens = trimmedTokens;
     this.publisher = publisher;
     this.trims =
         Counter.builder("flexlog.replica.trims")
@@ -132,6 +141,7 @@ final class Trims {
       return;
     }
     try {
+      trimmedTokens.beforeTrim(colorId, sn);
       storage.trim(colorId, sn);
     } catch (RuntimeException e) {
       LOG.error("replica {} failed to trim color id {} at SN {}", nodeId, colorId, sn, e);
@@ -161,6 +171,7 @@ final class Trims {
       return false;
     }
     try {
+      trimmedTokens.beforeTrim(colorId, sn);
       storage.trim(colorId, sn);
     } catch (RuntimeException e) {
       LOG.error(
@@ -191,6 +202,7 @@ final class Trims {
       return false;
     }
     try {
+      trimmedTokens.beforeTrim(colorId, through);
       storage.trim(colorId, through);
     } catch (RuntimeException e) {
       LOG.error(

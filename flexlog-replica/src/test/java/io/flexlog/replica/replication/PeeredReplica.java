@@ -21,6 +21,8 @@ import io.flexlog.replica.storage.DurabilityMode;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.StorageEngines;
 import io.flexlog.replica.storage.SyncPointFile;
+import io.flexlog.replica.storage.TrimmedTokenFile;
+import io.flexlog.replica.storage.TrimmedTokenStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -48,6 +50,7 @@ final class PeeredReplica {
   EmbeddedChannel loop;
   LogStorage storage;
   SyncPointFile points;
+  TrimmedTokenStore trimmedTokens;
   SimpleMeterRegistry registry;
   ReplicationEngine engine;
   final EmbeddedChannel client = new EmbeddedChannel();
@@ -85,10 +88,16 @@ final class PeeredReplica {
   }
 
   void start() {
+    start(new TrimmedTokenFile(data, nodeId, mode()));
+  }
+
+  /** Starts again (after {@link #crash}) keeping the tokens of trimmed records in {@code store}. */
+  void start(TrimmedTokenStore store) {
     loop = new EmbeddedChannel();
     loop.freezeTime();
     storage = StorageEngines.open(StorageEngines.MAPPED, data, 8 << 20, 1 << 20, mode());
     points = new SyncPointFile(data, nodeId, mode(), () -> "boot", DurableFiles.REAL);
+    trimmedTokens = store;
     registry = new SimpleMeterRegistry();
     SequencerGateway sequencer = NO_SEQUENCER;
     engine =
@@ -111,6 +120,7 @@ final class PeeredReplica {
           public void flush() {}
         });
     engine.attachSyncPoints(points);
+    engine.attachTrimmedTokens(trimmedTokens);
     engine.recover();
     engine.startHeartbeats();
     loop.runPendingTasks();
@@ -127,6 +137,7 @@ final class PeeredReplica {
     }
     loop.finishAndReleaseAll();
     points.close();
+    trimmedTokens.close();
     storage.close();
     storage = null;
     toPeers.forEach(ByteBuf::release);
