@@ -134,4 +134,43 @@ class TokenWindowTest {
   void shouldRefuseAnEmptyWindow() {
     assertThatThrownBy(() -> new TokenWindow(0, NONE)).hasMessageContaining("window must be > 0");
   }
+
+  @Test
+  void shouldCopyEveryTokenAndShareNothingWithTheCopy() {
+    TokenWindow tokens = new TokenWindow(64, NONE);
+    SplittableRandom random = new SplittableRandom(7);
+    Map<String, Long> expected = new HashMap<>();
+    for (int i = 0; i < 2000; i++) {
+      long session = random.nextInt(40);
+      long sequence = random.nextInt(500);
+      tokens.put(session, sequence, 1 + i);
+    }
+    tokens.forEach((session, sequence, value) -> expected.put(session + ":" + sequence, value));
+    TokenWindow copy = tokens.copy();
+
+    Map<String, Long> copied = new HashMap<>();
+    copy.forEach((session, sequence, value) -> copied.put(session + ":" + sequence, value));
+    assertThat(copied).isEqualTo(expected);
+    assertThat(copy.slots()).isEqualTo(tokens.slots());
+    assertThat(copy.sessions()).isEqualTo(tokens.sessions());
+
+    tokens.put(1000, 1, 5); // may push the least recent session out of the original only
+    expected.keySet().stream()
+        .map(token -> token.split(":"))
+        .forEach(t -> tokens.remove(Long.parseLong(t[0]), Long.parseLong(t[1])));
+    assertThat(copy.get(1000, 1)).isEqualTo(NONE);
+    expected.forEach(
+        (token, value) -> {
+          String[] parts = token.split(":");
+          assertThat(copy.get(Long.parseLong(parts[0]), Long.parseLong(parts[1])))
+              .as(token)
+              .isEqualTo(value);
+        });
+    String first = expected.keySet().iterator().next();
+    String[] parts = first.split(":");
+    TokenWindow again = copy.copy();
+    copy.put(Long.parseLong(parts[0]), Long.parseLong(parts[1]), 99_999);
+    assertThat(again.get(Long.parseLong(parts[0]), Long.parseLong(parts[1])))
+        .isEqualTo(expected.get(first));
+  }
 }

@@ -6,6 +6,7 @@ import io.flexlog.replica.index.SnIndex;
 import io.flexlog.replica.storage.LogStorage;
 import io.flexlog.replica.storage.TrimmedTokenStore;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -18,22 +19,17 @@ import io.micrometer.core.instrument.MeterRegistry;
  * as the replica before the restart would have, instead of ordering the record a second time.
  *
  * <p>The store grows by one token per trimmed record. When it holds more than twice what it held
- * after its last compaction (and at least {@link #MIN_COMPACTION}), it is rewritten with only the
- * tokens the window still remembers, which the window's own bound keeps bounded.
+ * after its last rewrite, it is rewritten in the background with only the tokens a copy of the
+ * window still remembers, which the window's own bound keeps bounded.
  *
  * <p>Threading: the replica's event loop.
  */
 final class TrimmedTokens {
-  /** The store is not compacted below this many tokens (2 MiB). */
-  static final long MIN_COMPACTION = 1 << 16;
-
   private final ShardLogs shards;
   private final LogStorage storage;
   private final TokenWindow committedTokens;
   private final Counter kept;
-  private final Counter compactions;
   private TrimmedTokenStore store = TrimmedTokenStore.NONE;
-  private long compactAbove = MIN_COMPACTION;
 
   TrimmedTokens(
       ShardLogs shards, LogStorage storage, TokenWindow committedTokens, MeterRegistry registry) {
@@ -46,11 +42,11 @@ final class TrimmedTokens {
             .tag("node", node)
             .description("tokens of trimmed records kept so that a restart still knows them")
             .register(registry);
-    this.compactions =
-        Counter.builder("flexlog.replica.trimmed.tokens.compactions")
-            .tag("node", node)
-            .description("rewrites of the trimmed-token store down to the tokens still remembered")
-            .register(registry);
+    FunctionCounter.builder(
+            "flexlog.replica.trimmed.tokens.compactions", this, t -> t.store.compactions())
+        .tag("node", node)
+        .description("rewrites of the trimmed-token store down to the tokens still remembered")
+        .register(registry);
     Gauge.builder("flexlog.replica.trimmed.tokens.stored", this, t -> t.store.count())
         .tag("node", node)
         .description("tokens in the trimmed-token store")
@@ -65,7 +61,6 @@ final class TrimmedTokens {
   /** Puts the stored tokens into the window; call before the log is recovered. */
   void restore() {
     store.load(committedTokens::put);
-    compactAbove = Math.max(MIN_COMPACTION, 2 * store.count());
   }
 
   /**
@@ -92,11 +87,11 @@ final class TrimmedTokens {
     }
     store.sync();
     kept.increment(added);
-    if (store.count() > compactAbove) {
-      store.compact((session, sequence, sn) -> committedTokens.get(session, sequence) == sn);
-      compactions.increment();
-      compactAbove = Math.max(MIN_COMPACTION, 2 * store.count());
-    }
+    store.compactIfGrown(
+        () -> {
+          TokenWindow remembered = committedTokens.copy(); // the rewrite runs on another thread
+          return (session, sequence, sn) -> remembered.get(session, sequence) == sn;
+        });
   }
 
   private int addTrimmed(SnIndex index, long from, long through) {

@@ -8,7 +8,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,8 +27,12 @@ import org.slf4j.LoggerFactory;
  * the 28 bytes before it). {@link #sync} writes the new records after the intact part and, in
  * durability {@code fsync} or {@code pmem}, forces them; in {@code process} the page cache is
  * enough, as for the log. A crash in the middle of a write leaves a torn last record, which fails
- * its CRC: {@link #load} stops before it and the next {@link #sync} overwrites it. {@link #compact}
- * replaces the whole file through {@link DurableFiles}.
+ * its CRC: {@link #load} stops before it and the next {@link #sync} overwrites it. A rewrite down
+ * to the tokens still remembered ({@link #compactIfGrown}) runs on a thread of its own ({@code
+ * flexlog-trimmed-tokens-N}) into {@value #FILE_NAME}{@value #COMPACT_SUFFIX}, so the event loop
+ * never waits for it; the next {@link #sync} after it ends appends the tokens synced meanwhile,
+ * forces it and renames it over the file. A leftover {@code .compact} file from a crash is never
+ * read.
  *
  * <p>{@link #load} trusts nothing it cannot check: a missing file, or one with a bad header (magic,
  * version, another node's id), holds no tokens (a warning names the reason), and the first {@link
@@ -35,6 +43,12 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
 
   /** The file's name in the data directory. */
   public static final String FILE_NAME = "trimmed-tokens";
+
+  /** The store is not rewritten below this many tokens (2 MiB). */
+  static final long MIN_COMPACTION = 1 << 16;
+
+  /** Suffix of the file a background rewrite writes before it is renamed over the store. */
+  static final String COMPACT_SUFFIX = ".compact";
 
   static final long MAGIC = 0x4e4b_4f54_4c58_4c46L; // "FLXLTOKN", little-endian
   static final int VERSION = 1;
@@ -61,6 +75,12 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
 
   private long count;
   private boolean loaded;
+  private final long minCompaction;
+  private final Path compactFile;
+  private ExecutorService compactor;
+  private Future<Compacted> compaction;
+  private long compactAbove;
+  private long compactions;
 
   /**
    * The file in {@code dataDir} of replica {@code nodeId}, whose log runs in {@code durability}.
@@ -72,10 +92,23 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
   /** With the file-system steps given, for tests. */
   public TrimmedTokenFile(
       Path dataDir, int nodeId, DurabilityMode durability, DurableFiles.FileOps ops) {
+    this(dataDir, nodeId, durability, ops, MIN_COMPACTION);
+  }
+
+  /** With the file-system steps and the smallest store that is rewritten given, for tests. */
+  TrimmedTokenFile(
+      Path dataDir,
+      int nodeId,
+      DurabilityMode durability,
+      DurableFiles.FileOps ops,
+      long minCompaction) {
     this.file = dataDir.resolve(FILE_NAME);
+    this.compactFile = dataDir.resolve(FILE_NAME + COMPACT_SUFFIX);
     this.nodeId = nodeId;
     this.durability = durability;
     this.ops = ops;
+    this.minCompaction = minCompaction;
+    this.compactAbove = minCompaction;
   }
 
   @Override
@@ -100,6 +133,7 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
       }
       long end = replay(ch, size, visitor);
       intactBytes = end;
+      compactAbove = Math.max(minCompaction, 2 * count);
       if (end < size) {
         LOG.warn(
             "replica {}: {} ends in {} bytes that are not an intact token (a write cut short by a"
@@ -177,17 +211,17 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
 
   @Override
   public void sync() {
-    if (unsynced.position() == 0 && writtenBytes == intactBytes) {
-      return;
+    if (unsynced.position() > 0 || writtenBytes != intactBytes) {
+      try {
+        writeOut();
+        force();
+        count += (writtenBytes - Math.max(intactBytes, HEADER_BYTES)) / RECORD_BYTES;
+        intactBytes = writtenBytes;
+      } catch (IOException e) {
+        throw writeFailure(e);
+      }
     }
-    try {
-      writeOut();
-      force();
-      count += (writtenBytes - Math.max(intactBytes, HEADER_BYTES)) / RECORD_BYTES;
-      intactBytes = writtenBytes;
-    } catch (IOException e) {
-      throw writeFailure(e);
-    }
+    finishCompaction();
   }
 
   /**
@@ -256,48 +290,161 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
   }
 
   @Override
-  public void compact(TokenFilter keep) {
-    sync();
-    if (intactBytes == 0) {
-      return;
+  public boolean compactIfGrown(Supplier<TokenFilter> filter) {
+    if (compaction != null || count <= compactAbove || intactBytes == 0) {
+      return false;
     }
-    try {
-      closeChannel();
-      byte[] kept = keptRecords(keep);
-      DurableFiles.writeAtomically(file, kept, ops);
-      intactBytes = kept.length;
-      writtenBytes = intactBytes;
-      count = (kept.length - HEADER_BYTES) / RECORD_BYTES;
-    } catch (IOException e) {
-      throw new StorageException("cannot compact " + file + ": " + e.getMessage(), e);
-    }
+    TokenFilter keep = filter.get();
+    long end = intactBytes;
+    long started = System.nanoTime();
+    compaction = compactor().submit(() -> writeKept(keep, end, started));
+    return true;
   }
 
-  /** The header and the intact records {@code keep} accepts. */
-  private byte[] keptRecords(TokenFilter keep) throws IOException {
-    byte[] out = new byte[(int) Math.min(intactBytes, 1 << 20)];
-    int length = HEADER_BYTES;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      readFully(ch, ByteBuffer.wrap(out, 0, HEADER_BYTES), 0);
+  @Override
+  public long compactions() {
+    return compactions;
+  }
+
+  /** A background rewrite's result: the kept tokens of {@code [header, snapshotEnd)}. */
+  private record Compacted(long snapshotEnd, long keptBytes, long readTokens, long startedNs) {}
+
+  /** On the compactor thread: writes the header and the kept tokens below {@code end}, forced. */
+  private Compacted writeKept(TokenFilter keep, long end, long started) throws IOException {
+    long read = 0;
+    long written = 0;
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
+        FileChannel out =
+            FileChannel.open(
+                compactFile,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      readFully(in, header, 0);
+      written += writeFully(out, header, 0);
       ByteBuffer chunk =
           ByteBuffer.allocate(READ_RECORDS * RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      for (long position = HEADER_BYTES; position < intactBytes; ) {
+      ByteBuffer kept =
+          ByteBuffer.allocate(READ_RECORDS * RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      for (long position = HEADER_BYTES; position < end; ) {
         chunk.clear();
-        chunk.limit((int) Math.min(chunk.capacity(), intactBytes - position));
-        readFully(ch, chunk, position);
+        chunk.limit((int) Math.min(chunk.capacity(), end - position));
+        readFully(in, chunk, position);
         for (int at = 0; at < chunk.limit(); at += RECORD_BYTES) {
+          read++;
           if (keep.keep(chunk.getLong(at), chunk.getLong(at + 8), chunk.getLong(at + 16))) {
-            if (length + RECORD_BYTES > out.length) {
-              out = Arrays.copyOf(out, out.length * 2);
-            }
-            System.arraycopy(chunk.array(), at, out, length, RECORD_BYTES);
-            length += RECORD_BYTES;
+            kept.put(chunk.array(), at, RECORD_BYTES);
           }
         }
         position += chunk.limit();
+        kept.flip();
+        written += writeFully(out, kept, written);
+        kept.clear();
+      }
+      ops.force(out);
+    }
+    return new Compacted(end, written, read, started);
+  }
+
+  /**
+   * On the owner thread, once the background rewrite is done: appends the tokens synced since its
+   * snapshot, forces it and renames it over the file. Every step before the rename leaves the old
+   * file, complete, in place.
+   */
+  private void finishCompaction() {
+    if (compaction == null || !compaction.isDone()) {
+      return;
+    }
+    Future<Compacted> done = compaction;
+    compaction = null;
+    Compacted result;
+    try {
+      result = done.get();
+    } catch (ExecutionException e) {
+      failedCompaction(e.getCause());
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    long tail = intactBytes - result.snapshotEnd();
+    try {
+      try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
+          FileChannel out = FileChannel.open(compactFile, StandardOpenOption.WRITE)) {
+        out.position(result.keptBytes());
+        for (long from = result.snapshotEnd(); from < intactBytes; ) {
+          from += in.transferTo(from, intactBytes - from, out);
+        }
+        ops.force(out);
+      }
+      ops.rename(compactFile, file);
+    } catch (IOException e) {
+      failedCompaction(e);
+      return;
+    }
+    try {
+      ops.syncDirectory(file.getParent());
+    } catch (IOException e) {
+      LOG.warn("replica {}: cannot force the rename of {} to disk", nodeId, file, e);
+    }
+    try {
+      closeChannel(); // it wrote the old file; the next write opens the new one
+    } catch (IOException e) {
+      LOG.warn("replica {}: closing the replaced {} failed", nodeId, file, e);
+    }
+    long before = count;
+    intactBytes = result.keptBytes() + tail;
+    writtenBytes = intactBytes;
+    count = (intactBytes - HEADER_BYTES) / RECORD_BYTES;
+    compactAbove = Math.max(minCompaction, 2 * count);
+    compactions++;
+    LOG.info(
+        "replica {}: rewrote {} in the background in {} ms: {} of {} tokens kept, {} added"
+            + " meanwhile",
+        nodeId,
+        file,
+        (System.nanoTime() - result.startedNs()) / 1_000_000,
+        (result.keptBytes() - HEADER_BYTES) / RECORD_BYTES,
+        result.readTokens(),
+        before - result.readTokens());
+  }
+
+  private void failedCompaction(Throwable cause) {
+    compactAbove = Math.max(minCompaction, 2 * count); // try again once it has doubled again
+    LOG.warn("replica {}: rewriting {} failed; it stays as it was", nodeId, file, cause);
+  }
+
+  private ExecutorService compactor() {
+    if (compactor == null) {
+      compactor =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread thread = new Thread(r, "flexlog-trimmed-tokens-" + nodeId);
+                thread.setDaemon(true);
+                return thread;
+              });
+    }
+    return compactor;
+  }
+
+  /** Waits for a running background rewrite to end (tests); the next sync puts it in place. */
+  void awaitCompaction() throws Exception {
+    if (compaction != null) {
+      try {
+        compaction.get();
+      } catch (ExecutionException e) {
+        // reported by the next sync
       }
     }
-    return Arrays.copyOf(out, length);
+  }
+
+  private static long writeFully(FileChannel ch, ByteBuffer src, long position) throws IOException {
+    long at = position;
+    while (src.hasRemaining()) {
+      at += ch.write(src, at);
+    }
+    return at - position;
   }
 
   private static void readFully(FileChannel ch, ByteBuffer dst, long position) throws IOException {
@@ -322,6 +469,9 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
 
   @Override
   public void close() {
+    if (compactor != null) {
+      compactor.shutdownNow(); // an unfinished rewrite is dropped: the store is complete without it
+    }
     try {
       closeChannel();
     } catch (IOException e) {

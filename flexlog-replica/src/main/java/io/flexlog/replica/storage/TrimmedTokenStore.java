@@ -1,5 +1,7 @@
 package io.flexlog.replica.storage;
 
+import java.util.function.Supplier;
+
 /**
  * Where a replica keeps the tokens of the records it trimmed, with their SNs, so that a restart
  * still recognizes them (docs/architecture.md#retention, "Trimmed tokens"). Recovery rebuilds the
@@ -29,16 +31,24 @@ public interface TrimmedTokenStore extends AutoCloseable {
    */
   void sync();
 
-  /** Tokens stored (loaded, synced, or kept by the last {@link #compact}). */
+  /** Tokens stored (loaded, synced, or kept by the last rewrite and added since). */
   long count();
 
   /**
-   * Replaces what is stored with the tokens {@code keep} accepts, crash-safely: after a crash the
-   * store holds either the old tokens or the kept ones.
+   * Starts rewriting the store in the background with only the tokens {@code filter} accepts, once
+   * it holds more than twice what its last rewrite kept (and at least a minimum); does nothing
+   * while a rewrite runs. The filter is taken from the supplier on the caller's thread and then
+   * used on another one, so it must share no state with the caller. Tokens added meanwhile are
+   * kept. The rewritten store takes the old one's place at a later {@link #sync}, crash-safely: a
+   * crash before leaves the old tokens, one after it the kept and the later ones. A failed rewrite
+   * is logged and leaves the old tokens.
    *
-   * @throws StorageException when the rewrite fails; the old tokens are then still stored
+   * @return true if a rewrite started
    */
-  void compact(TokenFilter keep);
+  boolean compactIfGrown(Supplier<TokenFilter> filter);
+
+  /** Rewrites that took the old store's place. */
+  long compactions();
 
   @Override
   void close();
@@ -49,7 +59,7 @@ public interface TrimmedTokenStore extends AutoCloseable {
     void onToken(long session, long sequence, long sn);
   }
 
-  /** Decides which tokens {@link #compact} keeps. */
+  /** Decides which tokens {@link #compactIfGrown} keeps. */
   @FunctionalInterface
   interface TokenFilter {
     boolean keep(long session, long sequence, long sn);
@@ -73,7 +83,14 @@ public interface TrimmedTokenStore extends AutoCloseable {
         }
 
         @Override
-        public void compact(TokenFilter keep) {}
+        public boolean compactIfGrown(Supplier<TokenFilter> filter) {
+          return false;
+        }
+
+        @Override
+        public long compactions() {
+          return 0;
+        }
 
         @Override
         public void close() {}

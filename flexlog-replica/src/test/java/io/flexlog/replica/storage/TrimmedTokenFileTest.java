@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The trimmed-token file (docs/architecture.md#retention, "Trimmed tokens"): what was synced comes
  * back in order; a write cut short by a crash, a damaged record, another node's file or a failed
- * compaction never yields a wrong token, loading never writes, and the next sync repairs the tail.
+ * rewrite never yields a wrong token, loading never writes, and the next sync repairs the tail. A
+ * rewrite runs in the background and keeps what was added meanwhile.
  */
 class TrimmedTokenFileTest {
   private static final int NODE = 4;
@@ -111,7 +112,7 @@ class TrimmedTokenFileTest {
     TrimmedTokenFile file = open(NODE, DurabilityMode.PROCESS, DurableFiles.REAL);
     assertThat(load(file)).isEmpty();
     file.sync();
-    file.compact((session, sequence, sn) -> true);
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true)).isFalse();
     assertThat(path()).doesNotExist();
   }
 
@@ -177,31 +178,76 @@ class TrimmedTokenFileTest {
     assertThat(warned("bad magic")).isTrue();
   }
 
-  @Test
-  void shouldKeepOnlyTheAcceptedTokensWhenCompactedAndAppendAfterThem() {
-    TrimmedTokenFile file = written(6);
-    file.compact((session, sequence, sn) -> sequence % 2 == 0);
-    assertThat(file.count()).isEqualTo(3);
-    file.add(107, 7, 7000);
+  /** A file rewritten once it holds more than {@code min} tokens, with {@code tokens} synced. */
+  private TrimmedTokenFile compactable(DurableFiles.FileOps ops, long min, int tokens) {
+    TrimmedTokenFile file = new TrimmedTokenFile(dir, NODE, DurabilityMode.PROCESS, ops, min);
+    opened.add(file);
+    load(file);
+    for (int i = 1; i <= tokens; i++) {
+      file.add(100 + i, i, 1000L * i);
+    }
     file.sync();
-    file.close();
-
-    assertThat(reload()).containsExactly(token(2), token(4), token(6), token(7));
-    assertThat(dir.resolve(TrimmedTokenFile.FILE_NAME + DurableFiles.TEMP_SUFFIX)).doesNotExist();
+    return file;
   }
 
   @Test
-  void shouldKeepTheOldTokensWhenACompactionFailsBeforeItsRename() {
-    TrimmedTokenFile file = open(NODE, DurabilityMode.PROCESS, new FailingRename());
-    load(file);
-    file.add(101, 1, 1000);
-    file.add(102, 2, 2000);
+  void shouldRewriteInTheBackgroundKeepingTheAcceptedTokensAndThoseAddedMeanwhile()
+      throws Exception {
+    TrimmedTokenFile file = compactable(DurableFiles.REAL, 4, 6);
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> sequence % 2 == 0)).isTrue();
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true))
+        .as("one rewrite at a time")
+        .isFalse();
+    file.add(107, 7, 7000); // while the rewrite may still run
+    file.sync();
+    file.awaitCompaction();
+    file.add(108, 8, 8000);
     file.sync();
 
-    assertThatThrownBy(() -> file.compact((session, sequence, sn) -> false))
-        .isInstanceOf(StorageException.class)
-        .hasMessageContaining("cannot compact");
+    assertThat(file.compactions()).isEqualTo(1);
+    assertThat(file.count()).isEqualTo(5);
     file.close();
+    assertThat(reload()).containsExactly(token(2), token(4), token(6), token(7), token(8));
+  }
+
+  @Test
+  void shouldNotRewriteUntilItHoldsMoreThanTwiceWhatTheLastRewriteKept() throws Exception {
+    TrimmedTokenFile file = compactable(DurableFiles.REAL, 4, 4);
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true)).isFalse();
+    file.add(105, 5, 5000);
+    file.sync();
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true)).isTrue();
+    file.awaitCompaction();
+    file.sync();
+    assertThat(file.count()).isEqualTo(5);
+    for (int i = 6; i <= 10; i++) {
+      file.add(100 + i, i, 1000L * i);
+    }
+    file.sync();
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true))
+        .as("10 tokens, twice the 5 kept")
+        .isFalse();
+  }
+
+  @Test
+  void shouldKeepTheOldTokensWhenARewriteFailsBeforeItsRename() throws Exception {
+    TrimmedTokenFile file = compactable(new FailingRename(), 1, 2);
+    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> false)).isTrue();
+    file.awaitCompaction();
+    file.add(103, 3, 3000);
+    file.sync(); // the rename fails: logged, the old file stays and takes the new token
+
+    assertThat(file.compactions()).isZero();
+    assertThat(warned("it stays as it was")).isTrue();
+    file.close();
+    assertThat(reload()).containsExactly(token(1), token(2), token(3));
+  }
+
+  @Test
+  void shouldNeverReadALeftoverRewriteFile() throws IOException {
+    written(2).close();
+    Files.write(
+        dir.resolve(TrimmedTokenFile.FILE_NAME + TrimmedTokenFile.COMPACT_SUFFIX), new byte[100]);
     assertThat(reload()).containsExactly(token(1), token(2));
   }
 
