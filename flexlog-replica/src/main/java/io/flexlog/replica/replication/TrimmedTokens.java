@@ -19,8 +19,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * as the replica before the restart would have, instead of ordering the record a second time.
  *
  * <p>The store grows by one token per trimmed record. When it holds more than twice what it held
- * after its last rewrite, it is rewritten in the background with only the tokens a copy of the
- * window still remembers, which the window's own bound keeps bounded.
+ * after its last rewrite and twice the window's slots, it is rewritten in the background with only
+ * the tokens a copy of the window still remembers, so it stays within a few times the window's own
+ * bound.
  *
  * <p>Threading: the replica's event loop.
  */
@@ -88,6 +89,7 @@ final class TrimmedTokens {
     store.sync();
     kept.increment(added);
     store.compactIfGrown(
+        committedTokens.slots(),
         () -> {
           TokenWindow remembered = committedTokens.copy(); // the rewrite runs on another thread
           return (session, sequence, sn) -> remembered.get(session, sequence) == sn;

@@ -290,8 +290,8 @@ public final class TrimmedTokenFile implements TrimmedTokenStore {
   }
 
   @Override
-  public boolean compactIfGrown(Supplier<TokenFilter> filter) {
-    if (compaction != null || count <= compactAbove || intactBytes == 0) {
+  public boolean compactIfGrown(long mostKept, Supplier<TokenFilter> filter) {
+    if (compaction != null || count <= Math.max(compactAbove, 2 * mostKept) || intactBytes == 0) {
       return false;
     }
     TokenFilter keep = filter.get();

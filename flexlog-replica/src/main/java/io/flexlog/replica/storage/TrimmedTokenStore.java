@@ -45,7 +45,7 @@ public interface TrimmedTokenStore extends AutoCloseable {
    *
    * @return true if a rewrite started
    */
-  boolean compactIfGrown(Supplier<TokenFilter> filter);
+  boolean compactIfGrown(long mostKept, Supplier<TokenFilter> filter);
 
   /** Rewrites that took the old store's place. */
   long compactions();
@@ -83,7 +83,7 @@ public interface TrimmedTokenStore extends AutoCloseable {
         }
 
         @Override
-        public boolean compactIfGrown(Supplier<TokenFilter> filter) {
+        public boolean compactIfGrown(long mostKept, Supplier<TokenFilter> filter) {
           return false;
         }
 

@@ -112,7 +112,7 @@ class TrimmedTokenFileTest {
     TrimmedTokenFile file = open(NODE, DurabilityMode.PROCESS, DurableFiles.REAL);
     assertThat(load(file)).isEmpty();
     file.sync();
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true)).isFalse();
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> true)).isFalse();
     assertThat(path()).doesNotExist();
   }
 
@@ -194,8 +194,8 @@ class TrimmedTokenFileTest {
   void shouldRewriteInTheBackgroundKeepingTheAcceptedTokensAndThoseAddedMeanwhile()
       throws Exception {
     TrimmedTokenFile file = compactable(DurableFiles.REAL, 4, 6);
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> sequence % 2 == 0)).isTrue();
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true))
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> sequence % 2 == 0)).isTrue();
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> true))
         .as("one rewrite at a time")
         .isFalse();
     file.add(107, 7, 7000); // while the rewrite may still run
@@ -211,12 +211,16 @@ class TrimmedTokenFileTest {
   }
 
   @Test
-  void shouldNotRewriteUntilItHoldsMoreThanTwiceWhatTheLastRewriteKept() throws Exception {
+  void shouldNotRewriteUntilItHoldsTwiceWhatTheLastRewriteKeptAndTheFilterCanKeep()
+      throws Exception {
     TrimmedTokenFile file = compactable(DurableFiles.REAL, 4, 4);
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true)).isFalse();
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> true)).isFalse();
     file.add(105, 5, 5000);
     file.sync();
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true)).isTrue();
+    assertThat(file.compactIfGrown(3, () -> (session, sequence, sn) -> true))
+        .as("the filter may keep 3: not before 6 tokens")
+        .isFalse();
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> true)).isTrue();
     file.awaitCompaction();
     file.sync();
     assertThat(file.count()).isEqualTo(5);
@@ -224,7 +228,7 @@ class TrimmedTokenFileTest {
       file.add(100 + i, i, 1000L * i);
     }
     file.sync();
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> true))
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> true))
         .as("10 tokens, twice the 5 kept")
         .isFalse();
   }
@@ -232,7 +236,7 @@ class TrimmedTokenFileTest {
   @Test
   void shouldKeepTheOldTokensWhenARewriteFailsBeforeItsRename() throws Exception {
     TrimmedTokenFile file = compactable(new FailingRename(), 1, 2);
-    assertThat(file.compactIfGrown(() -> (session, sequence, sn) -> false)).isTrue();
+    assertThat(file.compactIfGrown(0, () -> (session, sequence, sn) -> false)).isTrue();
     file.awaitCompaction();
     file.add(103, 3, 3000);
     file.sync(); // the rename fails: logged, the old file stays and takes the new token
