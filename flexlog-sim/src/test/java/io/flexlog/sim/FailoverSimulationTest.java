@@ -156,7 +156,7 @@ class FailoverSimulationTest {
     Totals totals = new Totals();
     long steps = 0;
     long started = System.nanoTime();
-    long[] seeds = ONE_SEED != null ? new long[] {ONE_SEED} : range(base, SEEDS);
+    long[] seeds = SimSeeds.of(base, SEEDS);
     for (long seed : seeds) {
       SimWorld world = new SimWorld(seed, faults, ENFORCED);
       world.run(STEPS);
@@ -223,13 +223,5 @@ class FailoverSimulationTest {
   /** A total over all seeds; a replay of one seed is not held to the totals of a whole run. */
   private static long total(long value) {
     return ONE_SEED != null ? Long.MAX_VALUE : value;
-  }
-
-  private static long[] range(long base, int count) {
-    long[] seeds = new long[count];
-    for (int i = 0; i < count; i++) {
-      seeds[i] = base + i;
-    }
-    return seeds;
   }
 }

@@ -41,7 +41,7 @@ class GroupSimulationTest {
   @Test
   void shouldKeepTheGroupInvariantsWhileMembersAndProcessesFail() {
     long started = System.nanoTime();
-    long[] seeds = ONE_SEED != null ? new long[] {ONE_SEED} : range(21_000_000L, SEEDS);
+    long[] seeds = SimSeeds.of(21_000_000L, SEEDS);
     Totals totals = new Totals();
     for (long seed : seeds) {
       Run run = run(seed);
@@ -142,13 +142,5 @@ class GroupSimulationTest {
           trims,
           restores);
     }
-  }
-
-  private static long[] range(long base, int count) {
-    long[] seeds = new long[count];
-    for (int i = 0; i < count; i++) {
-      seeds[i] = base + i;
-    }
-    return seeds;
   }
 }
