@@ -46,7 +46,7 @@ public final class ConsumerConfigDef {
               .doc(
                   "Where to start a color shard without a committed position, or whose position"
                       + " was trimmed: earliest (the first record still stored), latest (after the"
-                      + " color's tail, found with a no-op trim at SN 1), none (throw"
+                      + " color's tail as FlexLog.tail reports it), none (throw"
                       + " NoPositionException / PositionOutOfRangeException)."));
 
   public static final ConfigKey<Boolean> ENABLE_AUTO_COMMIT =

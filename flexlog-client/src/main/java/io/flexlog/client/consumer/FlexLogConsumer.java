@@ -313,7 +313,27 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
 
   /** Seeks past the last record of each color (its tail when this is called). */
   public void seekToEnd(Collection<ColorShard> shards) {
-    shards.forEach(cs -> seek(cs, starts.endOf(cs)));
+    shards.forEach(this::checkAssigned);
+    starts.bounds(shards, true).forEach(this::seek);
+  }
+
+  /**
+   * The first SN a poll of each shard can still return: its color's trim point + 1, or 1 (Kafka's
+   * {@code beginningOffsets}). One query per color; the shards need not be assigned.
+   */
+  public Map<ColorShard, Long> beginningPositions(Collection<ColorShard> shards) {
+    checkOpen();
+    return starts.bounds(shards, false);
+  }
+
+  /**
+   * The SN after each shard's color's tail as of now (Kafka's {@code endOffsets}): a consumer at it
+   * has read everything appended before. SNs number the whole color's records across epochs, so an
+   * end minus a position is no record count. One query per color; the shards need not be assigned.
+   */
+  public Map<ColorShard, Long> endPositions(Collection<ColorShard> shards) {
+    checkOpen();
+    return starts.bounds(shards, true);
   }
 
   /** The next SN a poll returns from {@code cs}, finding it first if unknown. */

@@ -1,10 +1,16 @@
 package io.flexlog.client.consumer;
 
+import io.flexlog.client.ColorTail;
 import io.flexlog.client.consumer.internals.Fetcher;
 import io.flexlog.client.consumer.internals.GroupMember;
 import io.flexlog.client.internals.ClientCore;
-import io.flexlog.core.error.InvalidArgumentException;
 import io.flexlog.core.error.TrimmedException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 
@@ -75,20 +81,39 @@ final class StartPositions implements Fetcher.Positions {
     }
   }
 
-  /** The SN after the tail of the color: a no-op trim at SN 1 (never issued) reports the tail. */
+  /** The SN after the tail of the color. */
   long endOf(ColorShard cs) {
+    return bounds(List.of(cs), true).get(cs);
+  }
+
+  /**
+   * Where the colors of {@code shards} begin (their head: trim point + 1) or end (their tail + 1),
+   * as {@code FlexLog.tail} reports them: one query per color, all sent before the first answer is
+   * awaited. Nothing is written: a reader never moves a trim point.
+   */
+  Map<ColorShard, Long> bounds(Collection<ColorShard> shards, boolean end) {
+    Map<String, CompletableFuture<ColorTail>> queries = new HashMap<>();
+    for (ColorShard cs : shards) {
+      core.color(cs.color()); // UnknownColorException for a color the cluster does not have
+      queries.computeIfAbsent(cs.color(), core::tail);
+    }
+    Map<ColorShard, Long> result = new LinkedHashMap<>();
+    for (ColorShard cs : shards) {
+      ColorTail bounds = await(cs, queries.get(cs.color()));
+      result.put(cs, end ? bounds.tail() + 1 : bounds.head());
+    }
+    return result;
+  }
+
+  private static ColorTail await(ColorShard cs, CompletableFuture<ColorTail> query) {
     try {
-      return core.trim(cs.color(), 1).get().tail() + 1;
+      return query.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new WakeupException("interrupted while finding the end of " + cs, e);
+      throw new WakeupException("interrupted while finding where " + cs + " begins and ends", e);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof InvalidArgumentException) {
-        // Some replica of the color has no record of it yet: it starts at the beginning there.
-        return 0;
-      }
       throw new NoPositionException(
-          "cannot find the end of " + cs + ": " + e.getCause(), e.getCause());
+          "cannot find where " + cs + " begins and ends: " + e.getCause(), e.getCause());
     }
   }
 }

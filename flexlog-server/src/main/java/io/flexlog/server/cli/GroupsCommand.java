@@ -185,8 +185,7 @@ final class GroupsCommand implements Runnable {
                 .color(color)
                 .orElseThrow(() -> new InvalidArgumentException("unknown color '" + color + "'"))
                 .id();
-        long sn =
-            target.earliest ? 0 : target.sn != null ? target.sn : log.trim(color, 1).tail() + 1;
+        long sn = target.earliest ? 0 : target.sn != null ? target.sn : log.tail(color).tail() + 1;
         positions.put(ColorShard.wholeColor(color), sn);
         for (Shard shard : log.topology().shardsInSubtree(colorId)) {
           positions.put(ColorShard.of(color, shard.id()), sn);

@@ -393,6 +393,48 @@ class ConsumerEndToEndTest {
   }
 
   @Test
+  void shouldReportWhereEachShardBeginsAndEnds() {
+    FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings(null));
+    ColorShard whole = ColorShard.wholeColor(COLOR);
+    ColorShard s0 = ColorShard.of(COLOR, firstShard());
+    long emptyEnd = consumer.endPositions(List.of(whole)).get(whole);
+    assertThat(emptyEnd).isEqualTo(c.log.tail(COLOR).tail() + 1); // no record yet: epoch.0 + 1
+    assertThat(consumer.beginningPositions(List.of(whole))).containsEntry(whole, 1L);
+
+    List<Long> sns = append(10, "r");
+    assertThat(sns.get(0)).isGreaterThanOrEqualTo(emptyEnd);
+    c.log.trim(COLOR, sns.get(3));
+    assertThat(consumer.beginningPositions(List.of(whole, s0)))
+        .containsExactly(Map.entry(whole, sns.get(3) + 1), Map.entry(s0, sns.get(3) + 1));
+    assertThat(consumer.endPositions(List.of(whole, s0)))
+        .containsExactly(Map.entry(whole, sns.get(9) + 1), Map.entry(s0, sns.get(9) + 1));
+
+    consumer.assign(List.of(whole));
+    consumer.seek(whole, consumer.beginningPositions(List.of(whole)).get(whole));
+    assertThat(sns(pollCount(consumer, 6, PATIENCE))).isEqualTo(sns.subList(4, 10));
+    assertThat(consumer.position(whole))
+        .isEqualTo(consumer.endPositions(List.of(whole)).get(whole));
+
+    assertThatThrownBy(() -> consumer.endPositions(List.of(ColorShard.wholeColor("no-such"))))
+        .isInstanceOf(UnknownColorException.class);
+  }
+
+  @Test
+  void shouldStartAtTheEndWithAutoOffsetResetLatestWithoutMovingTheTrimPoint() {
+    append(5, "old");
+    Map<String, Object> latest = c.settings(null);
+    latest.put("auto.offset.reset", "latest");
+    FlexLogConsumer<byte[], byte[]> consumer = c.consumer(latest);
+    ColorShard whole = ColorShard.wholeColor(COLOR);
+    consumer.assign(List.of(whole));
+    long start = consumer.position(whole);
+    List<Long> fresh = append(3, "new");
+    assertThat(start).isLessThanOrEqualTo(fresh.get(0));
+    assertThat(sns(pollCount(consumer, 3, PATIENCE))).isEqualTo(fresh);
+    assertThat(c.log.tail(COLOR).head()).as("a reader never trims").isEqualTo(1L);
+  }
+
+  @Test
   void shouldPauseAndResumeAShard() {
     append(12, "r");
     FlexLogConsumer<byte[], byte[]> consumer = c.consumer(c.settings(null));

@@ -102,6 +102,24 @@ class GroupsCommandTest {
         .contains("members 0")
         .contains("position " + first + " 7")
         .contains("position orders 7");
+
+    Run latest =
+        run(
+            "groups",
+            "reset-positions",
+            "--group",
+            "billing",
+            "--color",
+            "orders",
+            "--to-latest",
+            "--bootstrap",
+            c.cluster.bootstrap());
+    assertThat(latest.exitCode()).as(latest.err()).isZero();
+    assertThat(
+            run("groups", "describe", "--group", "billing", "--bootstrap", c.cluster.bootstrap())
+                .out())
+        .contains("position orders " + (sn + 1));
+    assertThat(c.log.tail("orders").head()).as("a reset never trims").isEqualTo(1L);
   }
 
   @Test
