@@ -87,7 +87,9 @@ final class SimFailover {
    * ORDER_RESPONSE frames with SNs of an earlier role epoch of the node a replica's topology names
    * as the leader, delivered after the replica applied the later epoch: the last answers of an
    * exhausted epoch still on the wire when the same leader took its role again (or answers the role
-   * gave again from its dedup window). The replica takes them (docs/architecture.md#fencing).
+   * gave again from its dedup window). The replica drops those that arrive before the node's
+   * WELCOME after the move and takes the answers asked again after it
+   * (docs/architecture.md#fencing).
    */
   long lateSameLeaderResponses;
 

@@ -9,9 +9,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The replica's fence for ORDER_RESPONSE frames (docs/architecture.md#fencing): an answer is taken
- * only from the node this replica's newest topology names as the leader of the shard's role. Once a
- * topology with a newer role epoch names another node, the old leader's answers are dropped and
- * counted ({@code flexlog.replica.fenced}); the SNs of the ones taken go to the {@link AppendPath}.
+ * only from the node this replica's newest topology names as the leader of the shard's role, and,
+ * after the role moved, only from that node's next WELCOME on. Once a topology with a newer role
+ * epoch names another node, the old leader's answers are dropped and counted ({@code
+ * flexlog.replica.fenced}); the SNs of the ones taken go to the {@link AppendPath}.
  *
  * <p>Threading: the engine's event loop.
  */
@@ -63,6 +64,18 @@ final class OrderResponses {
             shards.sequencerOf(shardId),
             fenced);
       }
+      return false;
+    }
+    if (shards.awaitsWelcome(shardId)) {
+      // Sent before the leader answered the HELLO said after the role moved to it: possibly by an
+      // earlier tenure of the role on that node, whose SNs the new tenure does not know.
+      fenced++;
+      LOG.debug(
+          "replica {}: dropped ORDER_RESPONSE for shard {} from sequencer node {} before its"
+              + " WELCOME after the role moved",
+          nodeId,
+          shardId,
+          sequencerId);
       return false;
     }
     int count = OrderResponseDescriptor.count(frame);

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
@@ -32,6 +33,12 @@ final class ShardLogs {
 
   /** Incarnation of each welcomed sequencer link (0: down or not welcomed yet). */
   private final Int2IntHashMap linkIncarnations = new Int2IntHashMap(0);
+
+  /**
+   * Shards whose role moved, until their new leader's next WELCOME (docs/architecture.md#fencing):
+   * what that node sends before it may belong to an earlier tenure of the role there.
+   */
+  private final IntHashSet awaitingWelcome = new IntHashSet();
 
   private MarkListener marks = log -> {};
 
@@ -159,7 +166,8 @@ final class ShardLogs {
   void onWatermark(int sequencerId, int colorId, long watermark) {
     for (Shard shard : hostedShards.values()) {
       if (topology.isInSubtree(shard.colorId(), colorId)
-          && sequencerOf(shard.id()) == sequencerId) {
+          && sequencerOf(shard.id()) == sequencerId
+          && !awaitingWelcome.contains(shard.id())) {
         ColorLog log = log(shard.id(), colorId);
         log.onWatermark(watermark);
         log.orderingProcess(sequencerId, linkIncarnations.get(sequencerId));
@@ -191,8 +199,28 @@ final class ShardLogs {
     }
   }
 
-  /** The role of a shard's color moved: its logs act as after a lost link (see SyncPhase). */
+  /**
+   * Whether the shard's role moved and its new leader has not welcomed this replica since: that
+   * node's order responses and watermarks for it are dropped until then.
+   */
+  boolean awaitsWelcome(int shardId) {
+    return awaitingWelcome.contains(shardId);
+  }
+
+  /** WELCOME from sequencer node {@code sequencerId}: it answered a HELLO sent after any move. */
+  void onWelcome(int sequencerId) {
+    awaitingWelcome.removeIf(
+        shardId -> !hostedShards.containsKey(shardId) || sequencerOf(shardId) == sequencerId);
+  }
+
+  /**
+   * The role of a shard's color moved: its logs act as after a lost link (see SyncPhase), and its
+   * new leader's frames count only from that node's next WELCOME on. A node that led the role
+   * before, lost it and took it back answers with a new role object, so its answers of the earlier
+   * tenure still on the connection would give a token a second SN.
+   */
   void onRoleMoved(int shardId) {
+    awaitingWelcome.add(shardId);
     for (ColorLog log : logList) {
       if (log.shardId == shardId) {
         log.onLinkLost();

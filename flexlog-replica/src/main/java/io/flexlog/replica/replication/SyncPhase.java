@@ -129,6 +129,7 @@ final class SyncPhase implements TokenSync.Host, RangeSync.Host {
    * replicas of the shard, then request SNs for those no replica has one for.
    */
   void onLinkUp(int sequencerId, int incarnation) {
+    shards.onWelcome(sequencerId);
     linkIncarnations.put(sequencerId, incarnation);
     lastWelcomed.put(sequencerId, incarnation);
     tokenSync.release();
