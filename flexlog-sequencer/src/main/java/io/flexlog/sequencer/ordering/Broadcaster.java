@@ -7,6 +7,7 @@ import io.flexlog.core.protocol.WatermarkDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
+import java.util.function.IntPredicate;
 
 /**
  * Encodes the frames a sequencer sends down (ORDER_RESPONSE and WATERMARK to replicas,
@@ -27,10 +28,16 @@ final class Broadcaster {
   private final ReplicaRegistry registry;
   private final ArrayList<PeerLink> dirty = new ArrayList<>();
   private long watermarkStamp;
+  private final IntPredicate entersHere;
 
-  Broadcaster(ByteBufAllocator alloc, ReplicaRegistry registry) {
+  /**
+   * @param entersHere whether this node is the sequencer node of a shard's replicas (see {@link
+   *     OrderingTables#entersHere}); watermarks go only to those
+   */
+  Broadcaster(ByteBufAllocator alloc, ReplicaRegistry registry, IntPredicate entersHere) {
     this.alloc = alloc;
     this.registry = registry;
+    this.entersHere = entersHere;
   }
 
   ByteBufAllocator alloc() {
@@ -83,14 +90,21 @@ final class Broadcaster {
 
   /**
    * Writes one WATERMARK of the color to every connection registered for one of the shards of
-   * {@code slots}, once per connection even when it serves several of them.
+   * {@code slots} whose replicas this node serves, once per connection even when it serves several
+   * of them. A replica still registered for a shard whose color left this node (a lost role, a
+   * replica on an older topology) gets none: the SNs of that shard now come through the color's new
+   * node, and a watermark from here would make it call them holes.
    */
   void writeWatermark(int colorId, long watermark, ShardSlots slots) {
     long stamp = ++watermarkStamp;
     ByteBuf frame = WatermarkDescriptor.encode(alloc, colorId, watermark);
     try {
       for (int slot = 0; slot < slots.shardCount(); slot++) {
-        ShardTargets targets = registry.targets(slots.shardId(slot));
+        int shardId = slots.shardId(slot);
+        if (!entersHere.test(shardId)) {
+          continue;
+        }
+        ShardTargets targets = registry.targets(shardId);
         if (targets == null) {
           continue;
         }

@@ -24,7 +24,9 @@ final class CatchUp {
    *
    * @return whether anything was written (the caller then ends the turn to flush it)
    */
-  boolean write(PeerLink link, int[] shardIds) {
+  boolean write(PeerLink link, int[] registered) {
+    // Only the shards whose replicas this node serves (see Broadcaster#writeWatermark).
+    int[] shardIds = java.util.Arrays.stream(registered).filter(tables::entersHere).toArray();
     boolean wrote = false;
     for (OrderingTables.HostedColor hosted : tables.hostedColors()) {
       if (coversAny(hosted.role, shardIds)) {

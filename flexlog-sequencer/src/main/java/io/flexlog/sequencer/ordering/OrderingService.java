@@ -96,7 +96,7 @@ public final class OrderingService {
     this.tables = new OrderingTables(nodeId, dedupWindow, maxCounter, epochs, metrics, observer);
     tables.install(topology);
     this.registry = new ReplicaRegistry(topology);
-    this.broadcaster = new Broadcaster(alloc, registry);
+    this.broadcaster = new Broadcaster(alloc, registry, tables::entersHere);
     this.childLinks = new ChildLinks(nodeId, tables, broadcaster);
     this.parentLinks =
         new ParentLinks(

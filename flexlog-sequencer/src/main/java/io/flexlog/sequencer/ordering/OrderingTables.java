@@ -1,6 +1,7 @@
 package io.flexlog.sequencer.ordering;
 
 import io.flexlog.core.model.Color;
+import io.flexlog.core.model.Shard;
 import io.flexlog.core.model.Topology;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +65,10 @@ final class OrderingTables {
   private Routing routing;
   private final Int2ObjectHashMap<HostedColor> hosted = new Int2ObjectHashMap<>();
   private final ArrayList<HostedColor> hostedList = new ArrayList<>();
+
+  /** The shards whose own color this node hosts: it is their replicas' sequencer node. */
+  private final IntHashSet entryShards = new IntHashSet();
+
   private final Long2ObjectHashMap<ForwardRoute> routes = new Long2ObjectHashMap<>();
   private final ArrayList<ForwardRoute> routeList = new ArrayList<>();
   private final Long2ObjectHashMap<ForwardRoute> routeByPosition = new Long2ObjectHashMap<>();
@@ -317,6 +323,12 @@ final class OrderingTables {
         }
       }
     }
+    entryShards.clear();
+    for (Shard shard : topology.shards()) {
+      if (hosted.containsKey(shard.colorId())) {
+        entryShards.add(shard.id());
+      }
+    }
     return changes;
   }
 
@@ -347,6 +359,16 @@ final class OrderingTables {
 
   Routing routing() {
     return routing;
+  }
+
+  /**
+   * Whether this node is the sequencer node of the shard's replicas: it hosts the shard's own
+   * color. Only those replicas get this node's watermarks; a shard of a descendant color hosted
+   * elsewhere gets them through that node (docs/architecture.md#fencing, "Registrations of a lost
+   * role").
+   */
+  boolean entersHere(int shardId) {
+    return entryShards.contains(shardId);
   }
 
   /** The hosted color, or null when another node orders it. */
