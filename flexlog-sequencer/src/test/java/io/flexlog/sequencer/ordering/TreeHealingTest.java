@@ -439,6 +439,26 @@ class TreeHealingTest {
   }
 
   @Test
+  void shouldWriteNoWatermarkToAReplicaOfAShardWhoseColorLeftThisNode() {
+    // Node 1 leads global and led left, which moved to node 2. A replica on an older topology
+    // still says HELLO to node 1 for shard 10 of left: global's SNs of that shard now come through
+    // node 2, so a watermark of global from here would make it call them holes (seed 16101710 of
+    // the failover simulation, docs/architecture.md#fencing).
+    Node node = new Node(1, 3, topology(2, 1, 5, 1, 1));
+    Pipe before = new Pipe();
+    helloFromReplica(node, before);
+    node.endTurn();
+    assertThat(before.takeAll(MessageType.WATERMARK)).as("while node 1 leads left").isNotEmpty();
+
+    node.service.updateTopology(topology(3, 1, 5, 2, 4));
+    node.endTurn();
+    Pipe after = new Pipe();
+    helloFromReplica(node, after);
+    node.endTurn();
+    assertThat(after.takeAll(MessageType.WATERMARK)).isEmpty();
+  }
+
+  @Test
   void shouldRefuseTheChildRequestsOfARoleThatLeftSoTheChildRetriesElsewhere() {
     Node root = new Node(0, 1, BEFORE);
     Node leaf = new Node(1, 1, BEFORE);
