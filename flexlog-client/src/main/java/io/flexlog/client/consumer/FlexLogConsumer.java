@@ -85,10 +85,7 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
   private boolean manual;
   private boolean closed;
 
-  /**
-   * Reads the deserializers from the config ({@code key.deserializer}, {@code value.deserializer}).
-   */
-  @SuppressWarnings("unchecked")
+  /** Reads the deserializers from {@code key.deserializer} and {@code value.deserializer}. */
   public FlexLogConsumer(Properties properties) {
     this(ConsumerConfig.fromProperties(properties), null, null);
   }
@@ -119,19 +116,9 @@ public final class FlexLogConsumer<K, V> implements AutoCloseable {
             ? "consumer-" + ProcessHandle.current().pid()
             : config.clientId();
     this.core = ClientCore.connect(config.client());
-    GroupMember created = null;
+    GroupMember created;
     try {
-      if (!config.groupId().isEmpty()) {
-        GroupColors.ensure(core, config);
-        created =
-            new GroupMember(
-                core,
-                config.groupColor(),
-                clientId,
-                config.sessionTimeout(),
-                config.heartbeatInterval(),
-                config.maxPollInterval());
-      }
+      created = GroupColors.memberOf(core, config, clientId);
     } catch (RuntimeException e) {
       core.close();
       throw e;

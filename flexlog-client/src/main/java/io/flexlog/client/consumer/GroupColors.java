@@ -2,6 +2,7 @@ package io.flexlog.client.consumer;
 
 import io.flexlog.client.FlexLogAdmin;
 import io.flexlog.client.NewColor;
+import io.flexlog.client.consumer.internals.GroupMember;
 import io.flexlog.client.internals.ClientCore;
 import io.flexlog.core.error.FlexLogException;
 import io.flexlog.core.error.UnknownColorException;
@@ -12,6 +13,24 @@ import io.flexlog.core.error.UnknownColorException;
  * admin service (docs/architecture.md#consumer-groups).
  */
 final class GroupColors {
+  /**
+   * The group member of a consumer with a {@code group.id}, its group color created first if
+   * missing; null without a group.id.
+   */
+  static GroupMember memberOf(ClientCore core, ConsumerConfig config, String clientId) {
+    if (config.groupId().isEmpty()) {
+      return null;
+    }
+    ensure(core, config);
+    return new GroupMember(
+        core,
+        config.groupColor(),
+        clientId,
+        config.sessionTimeout(),
+        config.heartbeatInterval(),
+        config.maxPollInterval());
+  }
+
   /** The group color's parent: every group's log is one shard under the root color. */
   static final String PARENT = "global";
 
