@@ -34,7 +34,8 @@ final class OrderResponses {
         .tag("node", Integer.toString(nodeId))
         .description(
             "order responses dropped because they came from a sequencer node that the replica's"
-                + " topology no longer names as the leader of the shard's role")
+                + " topology no longer names as the leader of the shard's role, or from its new"
+                + " leader before that node's WELCOME after the role moved")
         .register(registry);
   }
 
